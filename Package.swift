@@ -1,0 +1,74 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "Understudy",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "Understudy", targets: ["Understudy"]),
+        .library(name: "UnderstudyImages", targets: ["UnderstudyImages"]),
+        .library(name: "UnderstudyURLProtocol", targets: ["UnderstudyURLProtocol"]),
+        .library(name: "UnderstudyXCTest", targets: ["UnderstudyXCTest"]),
+        .executable(name: "understudy", targets: ["understudy"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+    ],
+    targets: [
+        // MARK: C libraries (imported by UnderstudyImages only)
+        .systemLibrary(
+            name: "CUnderstudyWebP",
+            pkgConfig: "libwebp",
+            providers: [.apt(["libwebp-dev"]), .brew(["webp"])]
+        ),
+        .systemLibrary(
+            name: "CUnderstudyPNG",
+            pkgConfig: "libpng",
+            providers: [.apt(["libpng-dev"]), .brew(["libpng"])]
+        ),
+
+        // MARK: Library modules
+        .target(
+            name: "UnderstudyImages",
+            dependencies: [
+                "CUnderstudyWebP",
+                "CUnderstudyPNG",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .target(
+            name: "Understudy",
+            dependencies: [
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
+        ),
+        .target(name: "UnderstudyURLProtocol", dependencies: ["Understudy"]),
+        .target(name: "UnderstudyXCTest", dependencies: ["Understudy", "UnderstudyURLProtocol"]),
+        .executableTarget(
+            name: "understudy",
+            dependencies: [
+                "Understudy",
+                "UnderstudyImages",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // MARK: Tests
+        .testTarget(name: "UnderstudyImagesTests", dependencies: ["UnderstudyImages"]),
+        .testTarget(name: "UnderstudyTests", dependencies: ["Understudy"], resources: [.copy("Fixtures")]),
+        .testTarget(
+            name: "UnderstudyURLProtocolTests",
+            dependencies: ["Understudy", "UnderstudyURLProtocol"]
+        ),
+        .testTarget(
+            name: "UnderstudyXCTestTests",
+            dependencies: ["Understudy", "UnderstudyURLProtocol", "UnderstudyXCTest"]
+        ),
+        .testTarget(name: "understudyTests", dependencies: ["understudy", "Understudy"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

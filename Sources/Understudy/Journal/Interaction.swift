@@ -1,0 +1,129 @@
+import Foundation
+
+/// One request and what became of it: a journal entry.
+public struct Interaction: Sendable, Identifiable, CustomStringConvertible {
+    /// Which transport carried it.
+    public enum Transport: String, Sendable, Hashable, Codable {
+        /// The URL protocol, inside the test process.
+        case inProcess
+        /// The stub server, as an origin or forward proxy.
+        case server
+        /// Passed upstream unmatched (pass-through or `--proxy-unmatched`).
+        case proxy
+    }
+
+    /// How it ended.
+    public enum Outcome: Sendable, Hashable, CustomStringConvertible {
+        /// Still being delivered.
+        case inFlight
+        /// The response was delivered in full.
+        case completed
+        /// A fault was injected.
+        case fault(Fault)
+        /// The body was cut after this many bytes (`truncated(after:)`).
+        case truncated(bytes: Int)
+        /// The client cancelled it.
+        case cancelled
+        /// No stub matched and the request was refused.
+        case unmatched
+        /// Rendering failed (unreadable file, throwing closure, failed upstream).
+        case failed(String)
+
+        public var description: String {
+            switch self {
+            case .inFlight: return "in flight"
+            case .completed: return "completed"
+            case .fault(let fault): return "fault \(fault)"
+            case .truncated(let bytes): return "truncated after \(bytes) bytes"
+            case .cancelled: return "cancelled"
+            case .unmatched: return "unmatched"
+            case .failed(let message): return "failed: \(message)"
+            }
+        }
+    }
+
+    /// Sequential within a journal, from 1.
+    public let id: Int
+    /// The request as the stubs saw it.
+    public let request: StubRequest
+    /// The stub that answered; `nil` when none matched.
+    public internal(set) var stubName: String?
+    /// The status sent, if a response head was sent.
+    public internal(set) var status: Int?
+    /// The headers sent.
+    public internal(set) var responseHeaders: HeaderFields
+    /// Body bytes actually sent.
+    public internal(set) var bodyBytesSent: Int
+    /// How it ended.
+    public internal(set) var outcome: Outcome
+    /// When the request arrived.
+    public let startTime: Date
+    /// From arrival to the last byte or the failure.
+    public internal(set) var duration: Duration
+    /// The transport that carried it.
+    public let transport: Transport
+    /// The interaction whose redirect led here, for redirect hops.
+    public let redirectedFrom: Int?
+    /// For unmatched requests, the nearest stubs and what differed.
+    public internal(set) var nearMisses: [NearMiss]
+
+    init(id: Int, request: StubRequest, transport: Transport, redirectedFrom: Int?, startTime: Date) {
+        self.id = id
+        self.request = request
+        self.transport = transport
+        self.redirectedFrom = redirectedFrom
+        self.startTime = startTime
+        self.stubName = nil
+        self.status = nil
+        self.responseHeaders = [:]
+        self.bodyBytesSent = 0
+        self.outcome = .inFlight
+        self.duration = .zero
+        self.nearMisses = []
+    }
+
+    /// The fault injected, if any.
+    public var fault: Fault? {
+        if case .fault(let fault) = outcome { return fault }
+        return nil
+    }
+
+    /// Whether a stub answered it.
+    public var isMatched: Bool { stubName != nil }
+
+    /// `GET http://host/a.png -> stub "cat" 200 (12 ms)`.
+    public var description: String {
+        let answer = stubName.map { "stub \"\($0)\"" } ?? "unmatched"
+        let result = status.map(String.init) ?? outcome.description
+        return "\(request) -> \(answer) \(result)"
+    }
+}
+
+/// What a transport reports when an interaction ends.
+public struct InteractionResult: Sendable {
+    /// The answering stub.
+    public var stubName: String?
+    /// The status sent, if any.
+    public var status: Int?
+    /// The headers sent.
+    public var headers: HeaderFields
+    /// Body bytes sent.
+    public var bodyBytesSent: Int
+    /// How it ended.
+    public var outcome: Interaction.Outcome
+    /// Nearest stubs, for unmatched requests.
+    public var nearMisses: [NearMiss]
+
+    /// Creates a result.
+    public init(
+        stubName: String?, status: Int?, headers: HeaderFields = [:], bodyBytesSent: Int = 0,
+        outcome: Interaction.Outcome, nearMisses: [NearMiss] = []
+    ) {
+        self.stubName = stubName
+        self.status = status
+        self.headers = headers
+        self.bodyBytesSent = bodyBytesSent
+        self.outcome = outcome
+        self.nearMisses = nearMisses
+    }
+}

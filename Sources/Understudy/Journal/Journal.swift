@@ -1,0 +1,191 @@
+import DequeModule
+import Foundation
+
+/// Every interaction, matched or not, in the order requests arrived: what tests assert on.
+///
+/// ```swift
+/// stubs.journal.count(matching: .pathExtension("webp"))
+/// stubs.journal.unmatched
+/// try await stubs.journal.wait(for: .path("/a.png"), count: 2, timeout: .seconds(5))
+/// ```
+///
+/// Entries appear when a request arrives and are completed when its delivery ends, so an
+/// assertion made after a client saw its response finds that response recorded.
+public final class Journal: Sendable {
+    private struct Waiter {
+        let matcher: RequestMatcher
+        let needed: Int
+        var seen: Int
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var entries: Deque<Interaction> = []
+        var nextID = 1
+        var limit: Int?
+        var dropped = 0
+        var waiters: [UUID: Waiter] = [:]
+    }
+
+    private let state: LockedState<State>
+
+    /// Creates a journal keeping at most `limit` entries (the oldest are dropped and counted),
+    /// or every entry when `limit` is `nil`.
+    public init(limit: Int? = nil) {
+        state = LockedState(State(limit: limit))
+    }
+
+    /// The most entries kept; older ones are dropped and counted in ``droppedCount``.
+    public var limit: Int? {
+        get { state.withLock { $0.limit } }
+        set { state.withLock { $0.limit = newValue; Self.trim(&$0) } }
+    }
+
+    /// How many entries were dropped to stay within ``limit``.
+    public var droppedCount: Int {
+        state.withLock { $0.dropped }
+    }
+
+    /// Every entry kept, oldest first.
+    public var interactions: [Interaction] {
+        state.withLock { Array($0.entries) }
+    }
+
+    /// The number of entries kept.
+    public var count: Int {
+        state.withLock { $0.entries.count }
+    }
+
+    /// Entries whose request matches `matcher`, oldest first.
+    public func interactions(matching matcher: RequestMatcher) -> [Interaction] {
+        state.withLock { $0.entries.filter { matcher.matches($0.request) } }
+    }
+
+    /// How many entries' requests match `matcher`.
+    public func count(matching matcher: RequestMatcher) -> Int {
+        state.withLock { $0.entries.reduce(0) { $0 + (matcher.matches($1.request) ? 1 : 0) } }
+    }
+
+    /// Entries that no stub answered, oldest first.
+    public var unmatched: [Interaction] {
+        state.withLock { $0.entries.filter { $0.outcome == .unmatched || ($0.stubName == nil && $0.transport == .proxy) } }
+    }
+
+    /// The entry with this id, if still kept.
+    public func interaction(id: Int) -> Interaction? {
+        state.withLock { state in
+            guard let first = state.entries.first else { return nil }
+            let index = id - first.id
+            return state.entries.indices.contains(index) ? state.entries[index] : nil
+        }
+    }
+
+    /// Forgets every entry (waiters keep waiting for new ones).
+    public func clear() {
+        state.withLock { $0.entries.removeAll() }
+    }
+
+    /// Waits until `count` requests matching `matcher` have arrived (counting those already
+    /// here), or throws ``JournalTimeoutError`` after `timeout`.
+    public func wait(for matcher: RequestMatcher = .any, count: Int = 1, timeout: Duration = .seconds(5)) async throws {
+        let key = UUID()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let satisfied = state.withLock { state -> Bool in
+                    let seen = state.entries.reduce(0) { $0 + (matcher.matches($1.request) ? 1 : 0) }
+                    if seen >= count { return true }
+                    state.waiters[key] = Waiter(matcher: matcher, needed: count, seen: seen, continuation: continuation)
+                    return false
+                }
+                if satisfied {
+                    continuation.resume()
+                    return
+                }
+                Task { [weak self] in
+                    try? await Task.sleep(for: timeout)
+                    self?.expireWaiter(key) { seen in
+                        JournalTimeoutError(matcher: matcher, expected: count, seen: seen, timeout: timeout)
+                    }
+                }
+            }
+        } onCancel: {
+            expireWaiter(key) { _ in CancellationError() }
+        }
+    }
+
+    private func expireWaiter(_ key: UUID, error: (Int) -> any Error) {
+        let waiter = state.withLock { $0.waiters.removeValue(forKey: key) }
+        waiter?.continuation.resume(throwing: error(waiter!.seen))
+    }
+
+    // MARK: - Recording (for transports)
+
+    /// Records a request's arrival and returns its entry's id.
+    /// - Parameters:
+    ///   - request: the request.
+    ///   - transport: the transport carrying it.
+    ///   - redirectedFrom: the entry whose redirect led here, for redirect hops.
+    public func begin(_ request: StubRequest, transport: Interaction.Transport, redirectedFrom: Int? = nil) -> Int {
+        let now = Date()
+        let (id, ready) = state.withLock { state -> (Int, [CheckedContinuation<Void, any Error>]) in
+            let id = state.nextID
+            state.nextID += 1
+            state.entries.append(Interaction(id: id, request: request, transport: transport, redirectedFrom: redirectedFrom, startTime: now))
+            Self.trim(&state)
+            var ready: [CheckedContinuation<Void, any Error>] = []
+            for (key, var waiter) in state.waiters where waiter.matcher.matches(request) {
+                waiter.seen += 1
+                if waiter.seen >= waiter.needed {
+                    state.waiters[key] = nil
+                    ready.append(waiter.continuation)
+                } else {
+                    state.waiters[key] = waiter
+                }
+            }
+            return (id, ready)
+        }
+        ready.forEach { $0.resume() }
+        return id
+    }
+
+    /// Completes entry `id` with how it ended.
+    public func finish(_ id: Int, with result: InteractionResult) {
+        state.withLock { state in
+            guard let first = state.entries.first else { return }
+            let index = id - first.id
+            guard state.entries.indices.contains(index) else { return }
+            var entry = state.entries[index]
+            entry.stubName = result.stubName
+            entry.status = result.status
+            entry.responseHeaders = result.headers
+            entry.bodyBytesSent = result.bodyBytesSent
+            entry.outcome = result.outcome
+            entry.nearMisses = result.nearMisses
+            entry.duration = .seconds(Date().timeIntervalSince(entry.startTime))
+            state.entries[index] = entry
+        }
+    }
+
+    private static func trim(_ state: inout State) {
+        guard let limit = state.limit, state.entries.count > limit else { return }
+        let excess = state.entries.count - limit
+        state.entries.removeFirst(excess)
+        state.dropped += excess
+    }
+}
+
+/// ``Journal/wait(for:count:timeout:)`` gave up.
+public struct JournalTimeoutError: Error, Sendable, CustomStringConvertible {
+    /// What was waited for.
+    public let matcher: RequestMatcher
+    /// How many were needed.
+    public let expected: Int
+    /// How many had arrived.
+    public let seen: Int
+    /// How long it waited.
+    public let timeout: Duration
+
+    public var description: String {
+        "timed out after \(timeout.compactDescription) waiting for \(expected) request(s) matching \(matcher); saw \(seen)"
+    }
+}

@@ -1,0 +1,87 @@
+/// One step of delivering a ``PreparedResponse``.
+public enum DeliveryAction: Sendable, Hashable {
+    /// Wait this long (on a timer; never a blocking sleep).
+    case wait(Duration)
+    /// Inject the fault before any byte of the response.
+    case fail(Fault)
+    /// Send the status line and headers.
+    case sendHead
+    /// Send these bytes of the body.
+    case sendBody(Range<Int>)
+    /// The response is complete; close the connection afterwards when `close` is true.
+    case finish(close: Bool)
+    /// Drop the connection after a partial body (truncation).
+    case abort
+}
+
+/// The delivery of a response as a pure state machine: the order of waits, bytes and faults,
+/// with no clock and no socket, so the transports only carry the actions out.
+///
+/// The body is paced in slices of at most 100 ms: at `b` bytes per second each slice is
+/// `max(1, b / 10)` bytes, sent after waiting the time the link would take to carry it.
+public struct DeliveryPlan: Sendable, Sequence, IteratorProtocol {
+    /// The longest pause between two slices of a throttled body.
+    public static let maximumSliceInterval: Duration = .milliseconds(100)
+
+    private enum Stage: Sendable {
+        case delay, fault, head, body(offset: Int, waited: Bool), done
+    }
+
+    private let response: PreparedResponse
+    private let sendsBody: Bool
+    private var stage: Stage = .delay
+
+    init(response: PreparedResponse, sendsBody: Bool) {
+        self.response = response
+        self.sendsBody = sendsBody
+    }
+
+    /// The number of body bytes this plan sends.
+    public var bodyBytesToSend: Int {
+        guard sendsBody else { return 0 }
+        return Swift.min(response.body.count, response.truncateAfter ?? .max)
+    }
+
+    private var isTruncating: Bool {
+        sendsBody && (response.truncateAfter.map { $0 < response.body.count } ?? false)
+    }
+
+    public mutating func next() -> DeliveryAction? {
+        switch stage {
+        case .delay:
+            stage = .fault
+            if response.delay > .zero { return .wait(response.delay) }
+            return next()
+        case .fault:
+            if let fault = response.fault {
+                stage = .done
+                return .fail(fault)
+            }
+            stage = .head
+            return next()
+        case .head:
+            stage = .body(offset: 0, waited: false)
+            return .sendHead
+        case .body(let offset, let waited):
+            let end = bodyBytesToSend
+            guard offset < end else {
+                stage = .done
+                return isTruncating ? .abort : .finish(close: response.truncateAfter != nil)
+            }
+            guard let bandwidth = response.bandwidth else {
+                stage = .body(offset: end, waited: false)
+                return .sendBody(offset..<end)
+            }
+            let sliceSize = Swift.max(1, bandwidth.bytesPerSecond / 10)
+            let upper = Swift.min(end, offset + sliceSize)
+            if !waited {
+                stage = .body(offset: offset, waited: true)
+                return .wait(.seconds(Double(upper - offset) / Double(bandwidth.bytesPerSecond)))
+            }
+            stage = .body(offset: upper, waited: false)
+            return .sendBody(offset..<upper)
+        case .done:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+/// A response ready to deliver: what both transports execute, so a stub behaves the same
+/// in-process and over the wire.
+public struct PreparedResponse: Sendable {
+    /// The status code.
+    public var status: Int
+    /// Every header to send, Content-Type and Content-Length included.
+    public var headers: HeaderFields
+    /// The whole body (for HEAD, still the GET body: transports send none of it).
+    public var body: Data
+    /// How long to wait before the headers or the fault.
+    public var delay: Duration
+    /// The pace of the body, if limited.
+    public var bandwidth: Bandwidth?
+    /// Body bytes to send before dropping the connection, if set.
+    public var truncateAfter: Int?
+    /// The fault to inject instead of the response, if any.
+    public var fault: Fault?
+    /// The name of the stub that produced it; `nil` for unmatched and pass-through answers.
+    public var stubName: String?
+
+    /// Creates a prepared response.
+    public init(
+        status: Int,
+        headers: HeaderFields = [:],
+        body: Data = Data(),
+        delay: Duration = .zero,
+        bandwidth: Bandwidth? = nil,
+        truncateAfter: Int? = nil,
+        fault: Fault? = nil,
+        stubName: String? = nil
+    ) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.delay = delay
+        self.bandwidth = bandwidth
+        self.truncateAfter = truncateAfter
+        self.fault = fault
+        self.stubName = stubName
+    }
+
+    /// Whether this is a redirect a client would follow: 301, 302, 303, 307 or 308 with a Location.
+    public var isFollowableRedirect: Bool {
+        [301, 302, 303, 307, 308].contains(status) && headers["Location"] != nil
+    }
+
+    /// The steps that deliver this response, for a request of `method`.
+    public func deliveryPlan(method: String) -> DeliveryPlan {
+        DeliveryPlan(response: self, sendsBody: method != "HEAD" && !(100...199).contains(status) && status != 204 && status != 304)
+    }
+}

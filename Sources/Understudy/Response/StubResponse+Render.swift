@@ -1,0 +1,140 @@
+import Foundation
+
+/// A real HTTP exchange done on a stub's behalf, for `.forward(to:)` and pass-through.
+///
+/// Each transport supplies its own: in-process a plain `URLSession`, the server AsyncHTTPClient.
+public protocol UpstreamFetcher: Sendable {
+    /// Performs `request` against the network and returns what came back.
+    func fetch(_ request: StubRequest) async throws -> UpstreamResponse
+}
+
+/// What an upstream answered.
+public struct UpstreamResponse: Sendable {
+    /// The status code.
+    public var status: Int
+    /// The headers as received.
+    public var headers: HeaderFields
+    /// The body, decoded of any transfer coding.
+    public var body: Data
+
+    /// Creates an upstream response.
+    public init(status: Int, headers: HeaderFields, body: Data) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// What rendering a response needs from the transport running it.
+public struct RenderContext: Sendable {
+    /// Fetches `.forward` responses; `nil` makes them fail with a 502.
+    public var upstream: (any UpstreamFetcher)?
+
+    /// Creates a context.
+    public init(upstream: (any UpstreamFetcher)? = nil) {
+        self.upstream = upstream
+    }
+}
+
+/// Why a response could not be rendered; transports answer 500 (or 502 upstream) with this text.
+public struct RenderError: Error, Sendable, CustomStringConvertible {
+    /// The status the transport answers with.
+    public let status: Int
+    /// What went wrong.
+    public let message: String
+
+    /// Creates an error.
+    public init(status: Int = 500, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+extension StubResponse {
+    /// Turns this response into bytes and timing for `request`.
+    /// - Parameters:
+    ///   - request: the request being answered.
+    ///   - stubName: the answering stub's name, sent as `X-Understudy-Stub`.
+    ///   - context: the transport's upstream fetcher.
+    public func render(for request: StubRequest, stubName: String?, context: RenderContext) async throws -> PreparedResponse {
+        var status = statusCode
+        var headers: HeaderFields = [:]
+        var bodyData = Data()
+        var fault: Fault?
+
+        switch body {
+        case .empty:
+            break
+        case .data(let data, let contentType):
+            bodyData = data
+            headers["Content-Type"] = contentType ?? MediaType.sniff(data) ?? "application/octet-stream"
+        case .json(let json):
+            bodyData = json.encoded
+            headers["Content-Type"] = "application/json"
+        case .file(let url):
+            do {
+                bodyData = try Data(contentsOf: url)
+            } catch {
+                throw RenderError("cannot read file \(url.path): \((error as NSError).localizedDescription)")
+            }
+            headers["Content-Type"] = MediaType.forFile(url, data: bodyData)
+        case .redirect(let location):
+            headers["Location"] = location
+        case .failure(let injected):
+            fault = injected
+        case .forward(let base):
+            guard let upstream = context.upstream else {
+                throw RenderError(status: 502, "forward: this transport has no upstream client")
+            }
+            let target = StubResponse.forwardedRequest(request, to: base)
+            let answer: UpstreamResponse
+            do {
+                answer = try await upstream.fetch(target)
+            } catch {
+                throw RenderError(status: 502, "forward to \(target.url.absoluteString) failed: \(error)")
+            }
+            status = answer.status
+            headers = answer.headers
+            // The body is re-framed by us: hop-by-hop and length headers no longer apply.
+            for name in ["Content-Length", "Transfer-Encoding", "Connection", "Keep-Alive", "Content-Encoding"] {
+                headers.remove(name)
+            }
+            bodyData = answer.body
+        }
+
+        headers.merge(self.headers)
+        if headers["Content-Length"] == nil {
+            headers["Content-Length"] = String(bodyData.count)
+        }
+        if let stubName {
+            headers["X-Understudy-Stub"] = stubName
+        }
+        return PreparedResponse(
+            status: status,
+            headers: headers,
+            body: bodyData,
+            delay: delay?.sample() ?? .zero,
+            bandwidth: bandwidth,
+            truncateAfter: truncateAfter,
+            fault: fault,
+            stubName: stubName
+        )
+    }
+
+    /// `request` aimed at `base` (scheme, host and port from it; path and query kept).
+    static func forwardedRequest(_ request: StubRequest, to base: URL?) -> StubRequest {
+        guard let base, var components = URLComponents(url: request.url, resolvingAgainstBaseURL: true),
+              let baseComponents = URLComponents(url: base, resolvingAgainstBaseURL: true)
+        else { return request }
+        components.scheme = baseComponents.scheme
+        components.host = baseComponents.host
+        components.port = baseComponents.port
+        let basePath = baseComponents.path.hasSuffix("/") ? String(baseComponents.path.dropLast()) : baseComponents.path
+        components.percentEncodedPath = basePath + components.percentEncodedPath
+        var headers = request.headers
+        headers.remove("Host")
+        return StubRequest(method: request.method, url: components.url ?? request.url, headers: headers, body: request.body)
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+
+/// What a stub answers: a body of some kind, a status and headers, and how it is delivered.
+///
+/// ```swift
+/// .file(catPNG)
+/// .json(["id": 7]).status(201)
+/// .redirect(to: "/new.png", status: 301)
+/// .failure(.connectionReset)
+/// .file(bigPNG).delayed(by: .milliseconds(200)).throttled(to: .edge)
+/// .file(bigPNG).truncated(after: 1024)
+/// ```
+public struct StubResponse: Sendable {
+    /// Where the body comes from.
+    enum Body: Sendable {
+        case empty
+        case data(Data, contentType: String?)
+        case json(JSONValue)
+        case file(URL)
+        case redirect(to: String)
+        case failure(Fault)
+        case forward(to: URL?)
+    }
+
+    var body: Body
+    /// The status code; for redirects the 3xx given.
+    public private(set) var statusCode: Int
+    /// Headers that override the ones Understudy would set.
+    public private(set) var headers: HeaderFields = [:]
+    /// The delay before the headers, if any.
+    public private(set) var delay: Delay?
+    /// The bandwidth limit on the body, if any.
+    public private(set) var bandwidth: Bandwidth?
+    /// The number of body bytes sent before the connection drops, if set.
+    public private(set) var truncateAfter: Int?
+
+    init(body: Body, status: Int = 200) {
+        self.body = body
+        self.statusCode = status
+    }
+
+    // MARK: - Kinds
+
+    /// An empty body with this status: `.status(404)`.
+    public static func status(_ code: Int) -> StubResponse {
+        StubResponse(body: .empty, status: code)
+    }
+
+    /// These bytes; Content-Type from `contentType`, else sniffed from image signatures,
+    /// else `application/octet-stream`.
+    public static func data(_ data: Data, contentType: String? = nil) -> StubResponse {
+        StubResponse(body: .data(data, contentType: contentType))
+    }
+
+    /// UTF-8 text as `text/plain; charset=utf-8`.
+    public static func text(_ text: String) -> StubResponse {
+        StubResponse(body: .data(Data(text.utf8), contentType: "text/plain; charset=utf-8"))
+    }
+
+    /// A JSON document as `application/json`.
+    public static func json(_ json: JSONValue) -> StubResponse {
+        StubResponse(body: .json(json))
+    }
+
+    /// Any `Encodable` value, encoded as JSON with sorted keys.
+    public static func json(encoding value: some Encodable) throws -> StubResponse {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return StubResponse(body: .data(try encoder.encode(value), contentType: "application/json"))
+    }
+
+    /// A file's bytes, read when the stub answers; Content-Type from the bytes' image
+    /// signature, else from the extension.
+    public static func file(_ url: URL) -> StubResponse {
+        StubResponse(body: .file(url))
+    }
+
+    /// A redirect to `location` (absolute, or relative to the request's URL).
+    /// - Parameters:
+    ///   - location: the `Location` header's value.
+    ///   - status: 301, 302, 303, 307 or 308 (any 3xx is sent as given).
+    public static func redirect(to location: String, status: Int = 302) -> StubResponse {
+        precondition((300...399).contains(status), "a redirect's status must be 3xx, not \(status)")
+        return StubResponse(body: .redirect(to: location), status: status)
+    }
+
+    /// A network failure instead of a response.
+    public static func failure(_ fault: Fault) -> StubResponse {
+        StubResponse(body: .failure(fault))
+    }
+
+    /// The real response, fetched upstream: from `base` (scheme, host and port replaced, path
+    /// and query kept), or from the request's own URL when `base` is `nil`.
+    ///
+    /// In-process the fetch goes through a plain inner `URLSession` that never sees the stubs.
+    public static func forward(to base: URL? = nil) -> StubResponse {
+        StubResponse(body: .forward(to: base))
+    }
+
+    // MARK: - Modifiers
+
+    /// The same response with another status code.
+    public func status(_ code: Int) -> StubResponse {
+        var copy = self
+        copy.statusCode = code
+        return copy
+    }
+
+    /// The same response with these headers set (they win over the ones Understudy sets).
+    public func headers(_ headers: HeaderFields) -> StubResponse {
+        var copy = self
+        copy.headers.merge(headers)
+        return copy
+    }
+
+    /// Waits `duration` before the headers (or the fault).
+    public func delayed(by duration: Duration) -> StubResponse {
+        delayed(.fixed(duration))
+    }
+
+    /// Waits a delay drawn from `delay` before the headers (or the fault).
+    public func delayed(_ delay: Delay) -> StubResponse {
+        var copy = self
+        copy.delay = delay
+        return copy
+    }
+
+    /// Delivers the body at `bandwidth`, in slices of at most 100 ms.
+    public func throttled(to bandwidth: Bandwidth) -> StubResponse {
+        var copy = self
+        copy.bandwidth = bandwidth
+        return copy
+    }
+
+    /// Sends the headers with the full Content-Length, then `bytes` of the body, then drops
+    /// the connection (in-process: `URLError(.networkConnectionLost)`). At or beyond the
+    /// body's length the whole body is sent.
+    public func truncated(after bytes: Int) -> StubResponse {
+        var copy = self
+        copy.truncateAfter = max(0, bytes)
+        return copy
+    }
+
+    /// The fault this response injects, if it is a ``failure(_:)``.
+    public var fault: Fault? {
+        if case .failure(let fault) = body { return fault }
+        return nil
+    }
+}

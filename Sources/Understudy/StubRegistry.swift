@@ -1,0 +1,234 @@
+import Foundation
+
+/// The stubs a test or server answers with, and the journal of what was asked.
+///
+/// Safe to use from many threads and tasks at once. Precedence: the highest `priority` wins
+/// (default 0); among equals, the stub added last wins, as in OHHTTPStubs. A stub added with a
+/// name already in use replaces the old one.
+///
+/// ```swift
+/// let stubs = StubRegistry()
+/// stubs.stub(.host("img.example.com") && .pathExtension("png"), response: .file(catPNG))
+/// stubs.stub(.path("/gone.png"), response: .status(404))
+/// let session = URLSession(configuration: .stubbed(by: stubs))
+/// ```
+public final class StubRegistry: Sendable {
+    /// Every interaction, matched or not.
+    public let journal: Journal
+
+    struct State {
+        var entries: [String: StubEntry] = [:]
+        var nextSequence = 0
+        var index: StubIndex?
+        /// Directories and files loaded from, for ``reset()``.
+        var sources: [URL] = []
+    }
+
+    let state = LockedState(State())
+
+    /// Creates an empty registry.
+    /// - Parameter journalLimit: the most journal entries kept (oldest dropped and counted); `nil` keeps all.
+    public init(journalLimit: Int? = nil) {
+        journal = Journal(limit: journalLimit)
+    }
+
+    // MARK: - Adding and removing
+
+    /// Adds `stub`; a stub with the same name is replaced.
+    public func add(_ stub: Stub) {
+        state.withLock { state in
+            state.entries[stub.name] = StubEntry(stub: stub, sequence: state.nextSequence)
+            state.nextSequence += 1
+            state.index = nil
+        }
+    }
+
+    /// Adds several stubs in order (the last added wins among equal priorities).
+    public func add(_ stubs: [Stub]) {
+        stubs.forEach(add)
+    }
+
+    /// Answers requests matching `matcher` with `response`.
+    /// - Parameters:
+    ///   - matcher: the requests to answer.
+    ///   - name: the stub's name; by default where it was registered (`File.swift:12`).
+    ///   - priority: higher wins (default 0).
+    ///   - times: stop matching after this many uses; `nil` for no limit.
+    ///   - response: the answer.
+    /// - Returns: the stub's name.
+    @discardableResult
+    public func stub(
+        _ matcher: RequestMatcher, named name: String? = nil, priority: Int = 0, times: Int? = nil,
+        response: StubResponse, fileID: String = #fileID, line: Int = #line
+    ) -> String {
+        register(matcher, name, priority, times, .response(response), fileID, line)
+    }
+
+    /// Answers requests matching `matcher` with `responses` in order; the last one repeats.
+    @discardableResult
+    public func stub(
+        _ matcher: RequestMatcher, named name: String? = nil, priority: Int = 0, times: Int? = nil,
+        responses: [StubResponse], fileID: String = #fileID, line: Int = #line
+    ) -> String {
+        precondition(!responses.isEmpty, "a sequence stub needs at least one response")
+        return register(matcher, name, priority, times, .sequence(responses), fileID, line)
+    }
+
+    /// Answers requests matching `matcher` with what `handler` returns for each.
+    ///
+    /// A handler that throws answers 500 with the error's description as the body.
+    @discardableResult
+    public func stub(
+        _ matcher: RequestMatcher, named name: String? = nil, priority: Int = 0, times: Int? = nil,
+        fileID: String = #fileID, line: Int = #line,
+        _ handler: @escaping @Sendable (StubRequest) async throws -> StubResponse
+    ) -> String {
+        register(matcher, name, priority, times, .handler(handler), fileID, line)
+    }
+
+    private func register(
+        _ matcher: RequestMatcher, _ name: String?, _ priority: Int, _ times: Int?, _ answer: Stub.Answer,
+        _ fileID: String, _ line: Int
+    ) -> String {
+        state.withLock { state in
+            let chosen = name ?? Self.uniqueName("\(fileID):\(line)", in: state.entries)
+            state.entries[chosen] = StubEntry(
+                stub: Stub(named: chosen, matching: matcher, priority: priority, times: times, answer: answer),
+                sequence: state.nextSequence
+            )
+            state.nextSequence += 1
+            state.index = nil
+            return chosen
+        }
+    }
+
+    private static func uniqueName(_ base: String, in entries: [String: StubEntry]) -> String {
+        guard entries[base] != nil else { return base }
+        var n = 2
+        while entries["\(base) #\(n)"] != nil { n += 1 }
+        return "\(base) #\(n)"
+    }
+
+    /// Removes the stub named `name`; returns whether there was one.
+    @discardableResult
+    public func removeStub(named name: String) -> Bool {
+        state.withLock { state in
+            guard state.entries.removeValue(forKey: name) != nil else { return false }
+            state.index = nil
+            return true
+        }
+    }
+
+    /// Removes every stub (the journal is kept).
+    public func removeAllStubs() {
+        state.withLock { state in
+            state.entries.removeAll()
+            state.index = nil
+        }
+    }
+
+    /// The registered stubs in precedence order (the one that would win first).
+    public var stubs: [Stub] {
+        state.withLock { $0.entries.values.sorted { $0.precedes($1) }.map(\.stub) }
+    }
+
+    /// Uses of each stub so far, by name.
+    public var useCounts: [String: Int] {
+        state.withLock { $0.entries.mapValues(\.uses) }
+    }
+
+    // MARK: - Matching
+
+    /// The stub that answers a request, with the response it gives this time.
+    public struct Match: Sendable {
+        /// The stub's name.
+        public let stubName: String
+        /// The answer for this use (a sequence's step already chosen).
+        public let answer: Stub.Answer
+    }
+
+    /// Finds the stub that answers `request` and counts the use (for `times` and sequences).
+    /// - Returns: the match, or `nil` when no stub matches.
+    public func match(_ request: StubRequest) -> Match? {
+        state.withLock { state in
+            if state.index == nil {
+                state.index = StubIndex(entries: state.entries.values)
+            }
+            guard let entry = state.index!.first(for: request, where: { entry in
+                !entry.isExhausted && entry.passesPrefilter(request) && entry.stub.matcher.matches(request)
+            }) else { return nil }
+            entry.uses += 1
+            let answer: Stub.Answer
+            if case .sequence(let responses) = entry.stub.answer {
+                answer = .response(responses[min(entry.uses - 1, responses.count - 1)])
+            } else {
+                answer = entry.stub.answer
+            }
+            return Match(stubName: entry.stub.name, answer: answer)
+        }
+    }
+
+    /// The stubs nearest to matching `request`: ranked by the share of their matcher's parts
+    /// that matched, the more specific stub first on ties, then by precedence.
+    public func nearMisses(for request: StubRequest, limit: Int = 3) -> [NearMiss] {
+        let entries = state.withLock { Array($0.entries.values) }
+        let scored: [(entry: StubEntry, miss: NearMiss)] = entries.compactMap { entry in
+            let parts = entry.stub.matcher.parts
+            let mismatches = parts.compactMap { $0.mismatch(for: request) }
+            if mismatches.isEmpty && !state.withLock({ _ in entry.isExhausted }) { return nil }
+            let miss = NearMiss(
+                stubName: entry.stub.name, matchedParts: parts.count - mismatches.count,
+                totalParts: parts.count, mismatches: mismatches
+            )
+            return (entry, miss)
+        }
+        return scored.sorted { lhs, rhs in
+            let l = lhs.miss, r = rhs.miss
+            // Compare shares without division: l.matched / l.total vs r.matched / r.total.
+            let lShare = l.matchedParts * max(r.totalParts, 1), rShare = r.matchedParts * max(l.totalParts, 1)
+            if lShare != rShare { return lShare > rShare }
+            if l.totalParts != r.totalParts { return l.totalParts > r.totalParts }
+            return lhs.entry.precedes(rhs.entry)
+        }.prefix(limit).map(\.miss)
+    }
+
+    /// What to do with a request: the prepared response of the stub that answers it, an error
+    /// answer when the stub could not render, or the near misses when none matched.
+    public enum Resolution: Sendable {
+        /// The stub's response, ready to deliver.
+        case response(PreparedResponse)
+        /// The stub failed (unreadable file, throwing closure, failed upstream): answer with
+        /// this 500/502 response, whose body is `message`.
+        case failed(PreparedResponse, message: String)
+        /// No stub matched.
+        case unmatched([NearMiss])
+    }
+
+    /// Matches `request`, runs the answer and renders it: what every transport does first.
+    public func resolve(_ request: StubRequest, context: RenderContext) async -> Resolution {
+        guard let match = match(request) else {
+            return .unmatched(nearMisses(for: request))
+        }
+        do {
+            let response: StubResponse
+            switch match.answer {
+            case .response(let fixed):
+                response = fixed
+            case .sequence(let responses):
+                // `match` already picked this use's step; kept for exhaustiveness.
+                response = responses[responses.count - 1]
+            case .handler(let handler):
+                response = try await handler(request)
+            }
+            return .response(try await response.render(for: request, stubName: match.stubName, context: context))
+        } catch {
+            let status = (error as? RenderError)?.status ?? 500
+            let message = (error as? RenderError)?.message ?? "stub \"\(match.stubName)\" failed: \(error)"
+            var headers: HeaderFields = ["Content-Type": "text/plain; charset=utf-8"]
+            headers["X-Understudy-Stub"] = match.stubName
+            let body = Data(message.utf8)
+            headers["Content-Length"] = String(body.count)
+            return .failed(PreparedResponse(status: status, headers: headers, body: body, stubName: match.stubName), message: message)
+        }
+    }
+}
