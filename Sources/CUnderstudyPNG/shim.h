@@ -1,0 +1,213 @@
+// C helpers over libpng for UnderstudyImages.
+//
+// libpng reports errors by longjmp. Every libpng call lives in the functions below, each of which
+// does its own setjmp and returns a status code with the message, so a longjmp never crosses a
+// Swift frame. Only UnderstudyImages imports this module; nothing here reaches its public API.
+#ifndef CUNDERSTUDY_PNG_SHIM_H
+#define CUNDERSTUDY_PNG_SHIM_H
+
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <png.h>
+
+enum {
+    USD_PNG_OK = 0,
+    USD_PNG_TRUNCATED = 1,   // the data ended before libpng was done
+    USD_PNG_ERROR = 2,       // libpng reported an error; see message
+    USD_PNG_NO_MEMORY = 3,
+};
+
+typedef struct {
+    int code;
+    char message[256];
+} usd_png_status;
+
+typedef struct {
+    const uint8_t *data;
+    size_t size;
+    size_t offset;
+    usd_png_status *status;
+} usd_png_reader;
+
+typedef struct {
+    uint8_t *data;
+    size_t size;
+    size_t capacity;
+    int failed;
+} usd_png_writer;
+
+static inline void usd_png_set(usd_png_status *status, int code, const char *message) {
+    status->code = code;
+    strncpy(status->message, message, sizeof status->message - 1);
+    status->message[sizeof status->message - 1] = '\0';
+}
+
+static inline void usd_png_error_fn(png_structp png, png_const_charp message) {
+    usd_png_status *status = (usd_png_status *)png_get_error_ptr(png);
+    // A truncation found by the read callback has already been recorded; keep it.
+    if (status->code == USD_PNG_OK) usd_png_set(status, USD_PNG_ERROR, message);
+    png_longjmp(png, 1);
+}
+
+static inline void usd_png_warning_fn(png_structp png, png_const_charp message) {
+    (void)png;
+    (void)message;  // warnings (bad ancillary chunks and the like) are not failures
+}
+
+static inline void usd_png_read_fn(png_structp png, png_bytep out, png_size_t length) {
+    usd_png_reader *reader = (usd_png_reader *)png_get_io_ptr(png);
+    if (length > reader->size - reader->offset) {
+        usd_png_set(reader->status, USD_PNG_TRUNCATED, "unexpected end of data");
+        png_error(png, "unexpected end of data");
+    }
+    memcpy(out, reader->data + reader->offset, length);
+    reader->offset += length;
+}
+
+/// Sets up the transformations that turn any PNG into 8-bit RGBA, and checks the result.
+/// Must be called after png_read_info, inside the caller's setjmp.
+static inline int usd_png_configure_rgba(png_structp png, png_infop info) {
+    int color_type = png_get_color_type(png, info);
+    int bit_depth = png_get_bit_depth(png, info);
+    // Palette to RGB, grey below 8 bits to 8 bits, tRNS to an alpha channel.
+    png_set_expand(png);
+    if (bit_depth == 16) png_set_scale_16(png);  // rounds (v * 255 / 65535), unlike strip_16
+    if (color_type == PNG_COLOR_TYPE_GRAY || color_type == PNG_COLOR_TYPE_GRAY_ALPHA)
+        png_set_gray_to_rgb(png);
+    if (!(color_type & PNG_COLOR_MASK_ALPHA) && !png_get_valid(png, info, PNG_INFO_tRNS))
+        png_set_add_alpha(png, 0xFF, PNG_FILLER_AFTER);
+    png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+    return png_get_rowbytes(png, info) == (png_size_t)png_get_image_width(png, info) * 4;
+}
+
+/// Decodes a whole PNG into `out`, which must hold exactly width * height * 4 bytes (RGBA, 8-bit,
+/// row-major) for the size in the IHDR chunk. Returns a USD_PNG_* code.
+static inline int usd_png_decode_rgba(const uint8_t *data, size_t size,
+                                      uint8_t *out, size_t out_size, usd_png_status *status) {
+    status->code = USD_PNG_OK;
+    status->message[0] = '\0';
+    usd_png_reader reader = { data, size, 0, status };
+    png_bytep *volatile rows = NULL;
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, status,
+                                             usd_png_error_fn, usd_png_warning_fn);
+    if (png == NULL) { usd_png_set(status, USD_PNG_NO_MEMORY, "png_create_read_struct failed"); return status->code; }
+    png_infop info = png_create_info_struct(png);
+    if (info == NULL) {
+        png_destroy_read_struct(&png, NULL, NULL);
+        usd_png_set(status, USD_PNG_NO_MEMORY, "png_create_info_struct failed");
+        return status->code;
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        free(rows);
+        png_destroy_read_struct(&png, &info, NULL);
+        return status->code;
+    }
+    png_set_user_limits(png, 0x7fffffff, 0x7fffffff);
+    png_set_read_fn(png, &reader, usd_png_read_fn);
+    png_read_info(png, info);
+    uint32_t width = png_get_image_width(png, info);
+    uint32_t height = png_get_image_height(png, info);
+    if ((size_t)width * (size_t)height * 4 != out_size) {
+        png_error(png, "image size differs from the header read before");
+    }
+    if (!usd_png_configure_rgba(png, info)) {
+        png_error(png, "cannot convert this PNG to 8-bit RGBA");
+    }
+    rows = (png_bytep *)malloc(sizeof(png_bytep) * height);
+    if (rows == NULL) png_error(png, "out of memory for row pointers");
+    for (uint32_t y = 0; y < height; y++) rows[y] = out + (size_t)y * width * 4;
+    png_read_image(png, rows);
+    png_read_end(png, NULL);
+    free(rows);
+    rows = NULL;
+    png_destroy_read_struct(&png, &info, NULL);
+    return USD_PNG_OK;
+}
+
+static inline void usd_png_write_fn(png_structp png, png_bytep bytes, png_size_t length) {
+    usd_png_writer *writer = (usd_png_writer *)png_get_io_ptr(png);
+    if (length > writer->capacity - writer->size) {
+        size_t capacity = writer->capacity ? writer->capacity : 4096;
+        while (length > capacity - writer->size) capacity *= 2;
+        uint8_t *grown = (uint8_t *)realloc(writer->data, capacity);
+        if (grown == NULL) { writer->failed = 1; png_error(png, "out of memory for the PNG output"); }
+        writer->data = grown;
+        writer->capacity = capacity;
+    }
+    memcpy(writer->data + writer->size, bytes, length);
+    writer->size += length;
+}
+
+static inline void usd_png_flush_fn(png_structp png) { (void)png; }
+
+/// Encodes 8-bit RGBA pixels as a non-interlaced PNG.
+/// - `drop_alpha`: write colour type RGB (the caller checked every alpha is 255).
+/// - `compression_level`: zlib level 0...9; `filters`: PNG_FILTER_* flags.
+/// - `size_hint`: initial output capacity in bytes (0 for a default).
+/// On success `*output` is a malloc'd buffer the caller frees with usd_png_free.
+static inline int usd_png_encode_rgba(const uint8_t *rgba, uint32_t width, uint32_t height,
+                                      int drop_alpha, int compression_level, int filters,
+                                      size_t size_hint,
+                                      uint8_t **output, size_t *output_size,
+                                      usd_png_status *status) {
+    status->code = USD_PNG_OK;
+    status->message[0] = '\0';
+    *output = NULL;
+    *output_size = 0;
+    // volatile: modified after setjmp and read after a longjmp.
+    uint8_t *volatile hinted = size_hint ? (uint8_t *)malloc(size_hint) : NULL;
+    usd_png_writer writer = { hinted, 0, hinted ? size_hint : 0, 0 };
+    usd_png_writer *volatile writer_ptr = &writer;
+    png_bytep *volatile rows = NULL;
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, status,
+                                              usd_png_error_fn, usd_png_warning_fn);
+    if (png == NULL) {
+        free(writer.data);
+        usd_png_set(status, USD_PNG_NO_MEMORY, "png_create_write_struct failed");
+        return status->code;
+    }
+    png_infop info = png_create_info_struct(png);
+    if (info == NULL) {
+        free(writer.data);
+        png_destroy_write_struct(&png, NULL);
+        usd_png_set(status, USD_PNG_NO_MEMORY, "png_create_info_struct failed");
+        return status->code;
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        free(rows);
+        free(writer_ptr->data);
+        png_destroy_write_struct(&png, &info);
+        return status->code;
+    }
+    png_set_user_limits(png, 0x7fffffff, 0x7fffffff);
+    png_set_write_fn(png, writer_ptr, usd_png_write_fn, usd_png_flush_fn);
+    png_set_compression_level(png, compression_level);
+    png_set_filter(png, PNG_FILTER_TYPE_BASE, filters);
+    png_set_IHDR(png, info, width, height, 8,
+                 drop_alpha ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_RGB_ALPHA,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_BASE, PNG_FILTER_TYPE_BASE);
+    png_write_info(png, info);
+    if (drop_alpha) png_set_filler(png, 0, PNG_FILLER_AFTER);  // skips the 4th byte of each pixel
+    rows = (png_bytep *)malloc(sizeof(png_bytep) * height);
+    if (rows == NULL) png_error(png, "out of memory for row pointers");
+    for (uint32_t y = 0; y < height; y++) rows[y] = (png_bytep)(rgba + (size_t)y * width * 4);
+    png_write_image(png, rows);
+    png_write_end(png, NULL);
+    free(rows);
+    rows = NULL;
+    png_destroy_write_struct(&png, &info);
+    *output = writer_ptr->data;
+    *output_size = writer_ptr->size;
+    return USD_PNG_OK;
+}
+
+static inline void usd_png_free(uint8_t *buffer) { free(buffer); }
+
+/// The libpng version this module was built against, e.g. "1.6.39".
+static inline const char *usd_png_version(void) { return PNG_LIBPNG_VER_STRING; }
+
+#endif

@@ -1,0 +1,112 @@
+// Thin C helpers over libwebp and libwebpdemux for UnderstudyImages.
+// Only UnderstudyImages imports this module; nothing here reaches its public API.
+#ifndef CUNDERSTUDY_WEBP_SHIM_H
+#define CUNDERSTUDY_WEBP_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <webp/decode.h>
+#include <webp/encode.h>
+#include <webp/demux.h>
+
+/// Decodes a still WebP into `out` (width * height * 4 bytes, RGBA, non-premultiplied) without
+/// any allocation of libwebp's own for the output. Returns a VP8StatusCode.
+static inline int usd_webp_decode_rgba(const uint8_t *data, size_t size,
+                                       uint8_t *out, size_t out_size, int width) {
+    WebPDecoderConfig config;
+    if (!WebPInitDecoderConfig(&config)) return (int)VP8_STATUS_INVALID_PARAM;
+    config.output.colorspace = MODE_RGBA;
+    config.output.is_external_memory = 1;
+    config.output.u.RGBA.rgba = out;
+    config.output.u.RGBA.stride = width * 4;
+    config.output.u.RGBA.size = out_size;
+    VP8StatusCode status = WebPDecode(data, size, &config);
+    WebPFreeDecBuffer(&config.output);
+    return (int)status;
+}
+
+/// Decodes the first frame of an animated WebP into `out` (canvas width * height * 4 bytes, RGBA,
+/// non-premultiplied). Returns 1 on success, 0 on failure (`*stage` names what failed).
+static inline int usd_webp_decode_first_frame(const uint8_t *data, size_t size,
+                                              uint8_t *out, size_t out_size,
+                                              const char **stage) {
+    WebPAnimDecoderOptions options;
+    if (!WebPAnimDecoderOptionsInit(&options)) { *stage = "WebPAnimDecoderOptionsInit"; return 0; }
+    options.color_mode = MODE_RGBA;
+    options.use_threads = 0;
+    WebPData webp_data = { data, size };
+    WebPAnimDecoder *decoder = WebPAnimDecoderNew(&webp_data, &options);
+    if (decoder == NULL) { *stage = "WebPAnimDecoderNew"; return 0; }
+    WebPAnimInfo info;
+    if (!WebPAnimDecoderGetInfo(decoder, &info)) {
+        WebPAnimDecoderDelete(decoder);
+        *stage = "WebPAnimDecoderGetInfo";
+        return 0;
+    }
+    size_t needed = (size_t)info.canvas_width * (size_t)info.canvas_height * 4;
+    if (needed != out_size) {
+        WebPAnimDecoderDelete(decoder);
+        *stage = "canvas size differs from the header";
+        return 0;
+    }
+    uint8_t *frame = NULL;
+    int timestamp = 0;
+    if (!WebPAnimDecoderGetNext(decoder, &frame, &timestamp) || frame == NULL) {
+        WebPAnimDecoderDelete(decoder);
+        *stage = "WebPAnimDecoderGetNext";
+        return 0;
+    }
+    memcpy(out, frame, needed);
+    WebPAnimDecoderDelete(decoder);
+    return 1;
+}
+
+/// Encodes RGBA pixels with the advanced API so that lossless output can keep the RGB values
+/// under fully transparent pixels (`exact`), which the simple WebPEncodeLosslessRGBA drops.
+/// On success returns 1 and hands back a buffer the caller frees with WebPFree.
+/// On failure returns 0 and sets `*error_code` to a WebPEncodingError (or -1 for a bad config).
+static inline int usd_webp_encode(const uint8_t *rgba, int width, int height,
+                                  int lossless, float quality, int method,
+                                  uint8_t **output, size_t *output_size, int *error_code) {
+    *output = NULL;
+    *output_size = 0;
+    *error_code = 0;
+    WebPConfig config;
+    if (!WebPConfigInit(&config)) { *error_code = -1; return 0; }
+    config.lossless = lossless;
+    config.quality = quality;
+    config.method = method;
+    config.exact = lossless;
+    if (!WebPValidateConfig(&config)) { *error_code = -1; return 0; }
+
+    WebPPicture picture;
+    if (!WebPPictureInit(&picture)) { *error_code = -1; return 0; }
+    picture.use_argb = lossless;
+    picture.width = width;
+    picture.height = height;
+    WebPMemoryWriter writer;
+    WebPMemoryWriterInit(&writer);
+    picture.writer = WebPMemoryWrite;
+    picture.custom_ptr = &writer;
+    if (!WebPPictureImportRGBA(&picture, rgba, width * 4)) {
+        *error_code = picture.error_code != VP8_ENC_OK ? (int)picture.error_code
+                                                       : (int)VP8_ENC_ERROR_OUT_OF_MEMORY;
+        WebPPictureFree(&picture);
+        WebPMemoryWriterClear(&writer);
+        return 0;
+    }
+    int ok = WebPEncode(&config, &picture);
+    if (!ok) {
+        *error_code = (int)picture.error_code;
+        WebPPictureFree(&picture);
+        WebPMemoryWriterClear(&writer);
+        return 0;
+    }
+    WebPPictureFree(&picture);
+    *output = writer.mem;
+    *output_size = writer.size;
+    return 1;
+}
+
+#endif
