@@ -1,0 +1,83 @@
+import Foundation
+
+/// The format of some image bytes, recognised by their signature (magic number).
+///
+/// ```swift
+/// ImageKind.detect(data)?.mimeType   // "image/webp"
+/// ```
+public enum ImageKind: String, Sendable, Hashable, CaseIterable {
+    /// PNG: `89 50 4E 47 0D 0A 1A 0A`.
+    case png
+    /// WebP: `RIFF`, a 4-byte size, `WEBP`.
+    case webp
+    /// JPEG: `FF D8 FF`. Recognised, not decoded.
+    case jpeg
+    /// GIF: `GIF87a` or `GIF89a`. Recognised, not decoded.
+    case gif
+
+    /// Recognises the format of image bytes from their first bytes.
+    /// - Parameter data: The bytes, from their start; 12 are enough.
+    /// - Returns: The format, or `nil` when the bytes match no known signature.
+    public static func detect(_ data: Data) -> ImageKind? {
+        detect(bytes: data.prefix(12))
+    }
+
+    static func detect(bytes: some Collection<UInt8>) -> ImageKind? {
+        let head = Array(bytes.prefix(12))
+        if head.starts(with: pngSignature) { return .png }
+        if head.count >= 12, head[0..<4].elementsEqual(riff), head[8..<12].elementsEqual(webpTag) { return .webp }
+        if head.starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
+        if head.starts(with: Array("GIF87a".utf8)) || head.starts(with: Array("GIF89a".utf8)) { return .gif }
+        return nil
+    }
+
+    /// Whether `bytes` is a strict prefix of this format's signature: data that may have been
+    /// cut short before the signature was complete.
+    static func truncatedSignature(_ bytes: some Collection<UInt8>) -> ImageKind? {
+        let head = Array(bytes)
+        guard !head.isEmpty else { return nil }
+        if head.count < pngSignature.count, pngSignature.starts(with: head) { return .png }
+        if head.count < 12 {
+            // RIFF, four bytes of size (anything), WEBP.
+            let pattern: [UInt8?] = riff.map { $0 } + [nil, nil, nil, nil] + webpTag.map { $0 }
+            if zip(head, pattern).allSatisfy({ byte, expected in expected == nil || byte == expected }) {
+                return .webp
+            }
+        }
+        return nil
+    }
+
+    /// The media type, e.g. `image/png`.
+    public var mimeType: String {
+        switch self {
+        case .png: "image/png"
+        case .webp: "image/webp"
+        case .jpeg: "image/jpeg"
+        case .gif: "image/gif"
+        }
+    }
+
+    /// The usual file extension, without the dot.
+    public var fileExtension: String {
+        switch self {
+        case .png: "png"
+        case .webp: "webp"
+        case .jpeg: "jpg"
+        case .gif: "gif"
+        }
+    }
+
+    /// The format's name as people write it: PNG, WebP, JPEG, GIF.
+    var name: String {
+        switch self {
+        case .png: "PNG"
+        case .webp: "WebP"
+        case .jpeg: "JPEG"
+        case .gif: "GIF"
+        }
+    }
+
+    private static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    private static let riff: [UInt8] = Array("RIFF".utf8)
+    private static let webpTag: [UInt8] = Array("WEBP".utf8)
+}

@@ -1,0 +1,11 @@
+/// What a generated image shows (see ``ImageGenerator``).
+public enum ImagePattern: Sendable, Hashable {
+    /// An 8 x 8 board of black and white squares, white at the top left; squares are
+    /// `max(1, min(width, height) / 8)` pixels wide, so the board fills the smaller side.
+    case checkerboard
+    /// Red rising from 0 at the left edge to 255 at the right, green from 0 at the top to 255 at
+    /// the bottom, blue 128, opaque.
+    case gradient
+    /// Every pixel the given colour.
+    case solid(RGBAColor)
+}
