@@ -1,0 +1,45 @@
+import Foundation
+import Yams
+
+/// The shape of a composed YAML (or JSON) node, as the stub-file schema sees it.
+enum NodeKind {
+    case mapping, list, null, bool, int, float, string
+}
+
+extension Node {
+    /// The node's kind by its resolved tag; tags the schema has no use for (timestamps,
+    /// `!!binary`, ...) read as strings.
+    var kind: NodeKind {
+        switch self {
+        case .mapping: return .mapping
+        case .sequence: return .list
+        case .alias: return .string
+        case .scalar:
+            switch tag.rawValue {
+            case Tag.Name.null.rawValue: return .null
+            case Tag.Name.bool.rawValue: return .bool
+            case Tag.Name.int.rawValue: return .int
+            case Tag.Name.float.rawValue: return .float
+            default: return .string
+            }
+        }
+    }
+
+    /// The 1-based line the node starts on.
+    var line: Int {
+        mark?.line ?? 1
+    }
+
+    /// How error messages name what was found: `a mapping`, `integer 5`, `string 'abc'`.
+    var found: String {
+        switch kind {
+        case .mapping: return "a mapping"
+        case .list: return "a list"
+        case .null: return "null"
+        case .bool: return "boolean \(scalar?.string ?? "")"
+        case .int: return "integer \(scalar?.string ?? "")"
+        case .float: return "number \(scalar?.string ?? "")"
+        case .string: return "string '\(scalar?.string ?? "")'"
+        }
+    }
+}

@@ -1,0 +1,272 @@
+import Foundation
+import Yams
+
+extension StubFileParser {
+    static let responseKeys = [
+        "status", "headers", "body", "json", "base64", "file", "image", "redirect", "fault", "forward", "transcode",
+        "truncateAfter", "delay", "bandwidth",
+    ]
+    /// The keys that each give the response's body; a response has at most one.
+    static let bodyKeys = ["body", "json", "base64", "file", "image", "redirect", "fault", "forward"]
+
+    /// One `response:` mapping (`null` or `{}`: an empty 200). `nil` (reported) when invalid.
+    mutating func parseResponse(_ node: Node, path: String) -> StubResponse? {
+        if node.kind == .null { return .status(200) }
+        let issuesBefore = issues.count
+        guard let fields = entries(node, path, allowed: Self.responseKeys, expected: "a response mapping") else {
+            return nil
+        }
+        var response: StubResponse?
+        var bodyKey: String?
+        var status: (value: Int, node: Node)?
+        var headers: HeaderFields?
+        var modifiers: [(StubResponse) -> StubResponse] = []
+
+        for field in fields {
+            let fieldPath = join(path, field.key)
+            switch field.key {
+            case "status":
+                if let code = integer(field.value, fieldPath, expected: "an integer from 100 to 599") {
+                    guard (100...599).contains(code) else {
+                        report(field.value, fieldPath, "status \(code) is out of range; expected an integer from 100 to 599")
+                        continue
+                    }
+                    status = (code, field.value)
+                }
+            case "headers":
+                headers = parseResponseHeaders(field.value, path: fieldPath)
+            case _ where Self.bodyKeys.contains(field.key):
+                if let existing = bodyKey {
+                    report(field.keyNode, fieldPath,
+                           "found both '\(existing)' and '\(field.key)'; expected exactly one of \(Self.bodyKeys.joined(separator: ", "))")
+                    continue
+                }
+                bodyKey = field.key
+                response = parseBody(field.key, field.value, path: fieldPath)
+            case "transcode":
+                unsupportedYet(field.keyNode, fieldPath, "transcode is not supported yet")
+            case "truncateAfter":
+                if let bytes = integer(field.value, fieldPath, expected: "an integer >= 0", minimum: 0) {
+                    modifiers.append { $0.truncated(after: bytes) }
+                }
+            case "delay":
+                if let delay = parseDelay(field.value, path: fieldPath) {
+                    modifiers.append { $0.delayed(delay) }
+                }
+            case "bandwidth":
+                if let bandwidth = parseBandwidth(field.value, path: fieldPath) {
+                    modifiers.append { $0.throttled(to: bandwidth) }
+                }
+            default:
+                preconditionFailure("key '\(field.key)' is allowed but not handled")
+            }
+        }
+
+        if let status, bodyKey == "redirect" {
+            report(status.node, join(path, "status"),
+                   "a redirect takes its status inside 'redirect'; expected redirect: {to: ..., status: \(status.value)}")
+        }
+        guard issues.count == issuesBefore else { return nil }
+        var result = response ?? .status(200)
+        if let status { result = result.status(status.value) }
+        if let headers { result = result.headers(headers) }
+        return modifiers.reduce(result) { response, modify in modify(response) }
+    }
+
+    /// The body one of ``bodyKeys`` gives. Adding a kind is one case here.
+    private mutating func parseBody(_ key: String, _ node: Node, path: String) -> StubResponse? {
+        switch key {
+        case "body":
+            return string(node, path, expected: "text (use 'json' for structured bodies)").map { StubResponse.text($0) }
+        case "json":
+            return json(node, path).map { StubResponse.json($0) }
+        case "base64":
+            guard let text = string(node, path, expected: "base64 text") else { return nil }
+            let compact = text.filter { !$0.isWhitespace }
+            guard let data = Data(base64Encoded: compact) else {
+                report(node, path, "invalid base64 (\(compact.count) characters); expected base64 text like iVBORw0KGgo=")
+                return nil
+            }
+            return .data(data)
+        case "file":
+            guard let reference = string(node, path, expected: "a path relative to the stub file") else { return nil }
+            return resolveFile(reference, node, path).map { StubResponse.file($0) }
+        case "image":
+            unsupportedYet(node, path, "image responses are not supported yet")
+            return nil
+        case "redirect":
+            return parseRedirect(node, path: path)
+        case "fault":
+            guard let name = string(node, path, expected: "a fault name") else { return nil }
+            guard let fault = Fault(fileName: name) else {
+                report(node, path, "unknown fault '\(name)'; expected one of \(Fault.fileNames.joined(separator: ", "))")
+                return nil
+            }
+            return .failure(fault)
+        case "forward":
+            return parseForward(node, path: path)
+        default:
+            preconditionFailure("body key '\(key)' is not handled")
+        }
+    }
+
+    /// Keys the schema reserves for a feature this build lacks: known, so not "unknown key".
+    private mutating func unsupportedYet(_ node: Node, _ path: String, _ message: String) {
+        report(node, path, message)
+    }
+
+    /// `{ Cache-Control: max-age=60 }`; a list gives the header once per value (`Set-Cookie`).
+    private mutating func parseResponseHeaders(_ node: Node, path: String) -> HeaderFields? {
+        let issuesBefore = issues.count
+        guard let fields = entries(node, path, allowed: nil, expected: "a mapping of header names to values") else {
+            return nil
+        }
+        var headers = HeaderFields()
+        for field in fields {
+            guard let values = strings(field.value, join(path, field.key), expected: "a value or a list of values") else {
+                continue
+            }
+            for value in values { headers.add(name: field.key, value: value) }
+        }
+        return issues.count == issuesBefore ? headers : nil
+    }
+
+    /// `{ to: /new.png, status: 301 }` (status defaults to 302), or just the location.
+    private mutating func parseRedirect(_ node: Node, path: String) -> StubResponse? {
+        if node.kind != .mapping {
+            return string(node, path, expected: "{to: location, status: 3xx}").map { .redirect(to: $0) }
+        }
+        let issuesBefore = issues.count
+        guard let fields = entries(node, path, allowed: ["to", "status"], expected: "{to: location, status: 3xx}") else {
+            return nil
+        }
+        var location: String?
+        var status = 302
+        for field in fields {
+            let fieldPath = join(path, field.key)
+            if field.key == "to" {
+                location = string(field.value, fieldPath, expected: "a location")
+            } else if let code = integer(field.value, fieldPath, expected: "an integer from 300 to 399") {
+                if (300...399).contains(code) {
+                    status = code
+                } else {
+                    report(field.value, fieldPath, "redirect status \(code) is not a redirect; expected an integer from 300 to 399")
+                }
+            }
+        }
+        if location == nil, issues.count == issuesBefore {
+            report(node, path, "missing key 'to'; expected the location to redirect to")
+        }
+        guard issues.count == issuesBefore, let location else { return nil }
+        return .redirect(to: location, status: status)
+    }
+
+    /// `true` (the request's own URL, proxy mode) or `{ to: http://upstream:8081 }`.
+    private mutating func parseForward(_ node: Node, path: String) -> StubResponse? {
+        let expected = "true or {to: URL}"
+        if node.kind == .bool {
+            guard node.bool == true else {
+                report(node, path, "found boolean false; expected \(expected) (leave 'forward' out to answer locally)")
+                return nil
+            }
+            return .forward(to: nil)
+        }
+        guard let target = singleEntry(node, path, allowed: ["to"], expected: expected) else { return nil }
+        let targetPath = join(path, "to")
+        guard let text = string(target.value, targetPath, expected: "an http or https URL") else { return nil }
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+              url.host?.isEmpty == false
+        else {
+            report(target.value, targetPath, "invalid upstream URL '\(text)'; expected an http or https URL like http://upstream:8081")
+            return nil
+        }
+        return .forward(to: url)
+    }
+
+    /// `250ms`, `{ uniform: [100ms, 300ms] }` or `{ lognormal: { median: 80ms, sigma: 0.4 } }`.
+    private mutating func parseDelay(_ node: Node, path: String) -> Delay? {
+        let expected = "a duration like 250ms, {uniform: [low, high]} or {lognormal: {median, sigma}}"
+        switch node.kind {
+        case .mapping:
+            break
+        case .list, .null:
+            report(node, path, "expected \(expected), found \(node.found)")
+            return nil
+        default:
+            return duration(node, path).map(Delay.fixed)
+        }
+        guard let form = singleEntry(node, path, allowed: ["uniform", "lognormal"], expected: expected) else { return nil }
+        let formPath = join(path, form.key)
+        if form.key == "uniform" {
+            guard case .sequence(let bounds) = form.value, bounds.count == 2 else {
+                report(form.value, formPath, "expected a list of two durations [low, high], found \(form.value.found)")
+                return nil
+            }
+            guard let low = duration(bounds[0], formPath + "[0]"), let high = duration(bounds[1], formPath + "[1]") else {
+                return nil
+            }
+            guard low <= high else {
+                report(form.value, formPath, "the range is reversed; expected [low, high] with low <= high")
+                return nil
+            }
+            return .uniform(low...high)
+        }
+        let issuesBefore = issues.count
+        guard let fields = entries(form.value, formPath, allowed: ["median", "sigma"], expected: "{median: duration, sigma: number}")
+        else { return nil }
+        var median: Duration?
+        var sigma: Double?
+        for field in fields {
+            let fieldPath = join(formPath, field.key)
+            if field.key == "median" {
+                median = duration(field.value, fieldPath)
+            } else if let value = number(field.value, fieldPath, expected: "a number >= 0") {
+                if value >= 0 {
+                    sigma = value
+                } else {
+                    report(field.value, fieldPath, "expected a number >= 0, found number \(field.value.scalar?.string ?? "")")
+                }
+            }
+        }
+        for (key, value) in [("median", median != nil), ("sigma", sigma != nil)] where !value && issues.count == issuesBefore {
+            report(form.value, formPath, "missing key '\(key)'; expected {median: duration, sigma: number}")
+        }
+        guard issues.count == issuesBefore, let median, let sigma else { return nil }
+        return .lognormal(median: median, sigma: sigma)
+    }
+
+    private mutating func duration(_ node: Node, _ path: String) -> Duration? {
+        guard let text = string(node, path, expected: "a duration like 250ms") else { return nil }
+        guard let value = Delay.parseDuration(text) else {
+            report(node, path, "invalid duration '\(text)'; expected a number with a unit, like 250ms, 1.5s or 2m")
+            return nil
+        }
+        return value
+    }
+
+    private mutating func parseBandwidth(_ node: Node, path: String) -> Bandwidth? {
+        guard let text = string(node, path, expected: "a bandwidth") else { return nil }
+        guard let bandwidth = Bandwidth(parsing: text) else {
+            report(node, path,
+                   "unknown bandwidth '\(text)'; expected one of \(Bandwidth.presetNames.joined(separator: ", ")) or a rate like 64KB/s")
+            return nil
+        }
+        return bandwidth
+    }
+
+    /// A `file:` value as a URL inside the load's directory; reported when it is absolute,
+    /// escapes the directory (by `..` or through a symlink), is missing or is a directory.
+    private mutating func resolveFile(_ reference: String, _ node: Node, _ path: String) -> URL? {
+        guard let references else {
+            report(node, path, "file '\(reference)' cannot be used here; expected stubs loaded from a stub directory")
+            return nil
+        }
+        switch references.resolve(reference) {
+        case .success(let url):
+            return url
+        case .failure(let problem):
+            report(node, path, problem.message)
+            return nil
+        }
+    }
+}

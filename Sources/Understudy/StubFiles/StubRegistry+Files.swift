@@ -1,0 +1,66 @@
+import Foundation
+
+extension StubRegistry {
+    /// Adds the stubs of a directory of stub files (read recursively) or of one stub file, and
+    /// remembers it for ``reset()``.
+    ///
+    /// Files load in byte-wise path order and stubs in file order, so among stubs of equal
+    /// priority the one later in that order wins. A stub whose name is already registered
+    /// replaces the old one. Nothing is added when any file has an issue.
+    ///
+    /// ```swift
+    /// try stubs.load(from: URL(fileURLWithPath: "Stubs"))
+    /// ```
+    /// - Parameter url: the directory or file.
+    /// - Throws: ``StubFileError`` listing every issue in every file.
+    public func load(from url: URL) throws {
+        let loaded = try StubFileLoader.load(from: url)
+        state.withLock { state in
+            state.insert(loaded.stubs)
+            if !state.sources.contains(url) {
+                state.sources.append(url)
+            }
+        }
+    }
+
+    /// Goes back to the loaded files: drops every stub (those added in code too), re-reads each
+    /// directory and file given to ``load(from:)`` from disk, so `times` and sequences start
+    /// again, and clears the journal.
+    ///
+    /// When a file has become invalid nothing changes, neither the stubs nor the journal.
+    /// - Throws: ``StubFileError`` listing every issue in every source.
+    public func reset() throws {
+        let sources = state.withLock { $0.sources }
+        var stubs: [Stub] = []
+        var issues: [StubFileError.Issue] = []
+        for source in sources {
+            do {
+                stubs += try StubFileLoader.stubs(from: source)
+            } catch let error as StubFileError {
+                issues += error.issues
+            }
+        }
+        guard issues.isEmpty else { throw StubFileError(issues: issues) }
+        state.withLock { state in
+            state.entries.removeAll()
+            state.insert(stubs)
+        }
+        journal.clear()
+    }
+
+    /// The directories and files ``load(from:)`` read, in order.
+    public var loadedSources: [URL] {
+        state.withLock { $0.sources }
+    }
+}
+
+extension StubRegistry.State {
+    /// Adds stubs in order under the lock, so a load appears all at once.
+    fileprivate mutating func insert(_ stubs: [Stub]) {
+        for stub in stubs {
+            entries[stub.name] = StubEntry(stub: stub, sequence: nextSequence)
+            nextSequence += 1
+        }
+        index = nil
+    }
+}
