@@ -1,0 +1,29 @@
+import ArgumentParser
+import Foundation
+import Understudy
+
+extension UnderstudyCommand {
+    /// `understudy check DIR...`: validates stub files without serving them.
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check stub files (YAML or JSON) and report every error.",
+            discussion: """
+                Prints each error as FILE:LINE: PATH: message on stderr and exits 2, \
+                or prints a one-line summary on stdout and exits 0.
+                """
+        )
+
+        @Argument(help: "Stub directories (read recursively) or stub files.")
+        var paths: [String] = ["Stubs"]
+
+        func run() throws {
+            let check = StubFileCheck(paths: paths.map { URL(fileURLWithPath: $0) })
+            guard check.isValid else {
+                let report = check.errors.joined(separator: "\n") + "\n"
+                FileHandle.standardError.write(Data(report.utf8))
+                throw ExitCode(check.exitCode)
+            }
+            print(check.summary)
+        }
+    }
+}
