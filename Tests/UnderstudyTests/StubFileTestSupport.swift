@@ -52,16 +52,18 @@ final class StubFileSandbox {
     }
 }
 
+struct UnmatchedError: Error {}
+
 /// The bytes of a PNG's signature and an IHDR start: enough for Content-Type sniffing.
 let pngBytes = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52])
 
 extension StubRegistry {
-    /// Resolves a GET (or `method`) for `url` and returns the prepared response, failing the
-    /// test when no stub matched.
+    /// Resolves a GET (or `method`) for `url` and returns the prepared response; fails the
+    /// test and throws when no stub matched.
     func answer(
         _ url: String, method: String = "GET", headers: HeaderFields = [:], body: Data? = nil,
         file: StaticString = #filePath, line: UInt = #line
-    ) async -> PreparedResponse? {
+    ) async throws -> PreparedResponse {
         let request = StubRequest(method: method, url: URL(string: url)!, headers: headers, body: body)
         switch await resolve(request, context: RenderContext()) {
         case .response(let response):
@@ -71,7 +73,7 @@ extension StubRegistry {
             return response
         case .unmatched(let misses):
             XCTFail("unmatched \(request); near misses: \(misses)", file: file, line: line)
-            return nil
+            throw UnmatchedError()
         }
     }
 

@@ -56,23 +56,26 @@ public enum StubFileLoader {
             )])
         }
         let absolute = FileReferences.normalize(url.path) ?? url.path
-        var documents: [(relative: String, display: String)] = []
-        var issues: [StubFileError.Issue] = []
+        var documents: [Document] = []
         let root: String
         if isDirectory.boolValue {
             root = FileReferences.resolvingSymlinks(absolute)
             var visited: Set<String> = [root]
-            collectFiles(in: root, relative: "", root: root, display: display, into: &documents, issues: &issues, visited: &visited)
+            collectFiles(in: root, relative: "", root: root, display: display, into: &documents, visited: &visited)
             documents.sort { Array($0.relative.utf8).lexicographicallyPrecedes(Array($1.relative.utf8)) }
         } else {
             let resolved = FileReferences.resolvingSymlinks(absolute)
             root = (resolved as NSString).deletingLastPathComponent
-            documents = [((resolved as NSString).lastPathComponent, display)]
+            documents = [Document(relative: (resolved as NSString).lastPathComponent, display: display)]
         }
 
         var perFile: [[StubFileError.Issue]] = []
         var parsed: [(file: String, stub: ParsedStub)] = []
         for document in documents {
+            if let refusal = document.refusal {
+                perFile.append([refusal])
+                continue
+            }
             let path = FileReferences.join(root, document.relative)
             let references = FileReferences(
                 root: root, rootDisplay: isDirectory.boolValue ? display : parentDisplay(of: display),
@@ -85,6 +88,7 @@ public enum StubFileLoader {
             parsed += result.stubs.map { (document.display, $0) }
         }
         let duplicates = duplicateNameIssues(parsed)
+        var issues: [StubFileError.Issue] = []
         for (index, document) in documents.enumerated() {
             let fileIssues = perFile[index] + duplicates.filter { $0.file == document.display }
             issues += fileIssues.enumerated()
@@ -93,6 +97,13 @@ public enum StubFileLoader {
         }
         guard issues.isEmpty else { throw StubFileError(issues: issues) }
         return LoadedStubs(stubs: parsed.compactMap(\.stub.stub), files: documents.map(\.display))
+    }
+
+    /// A file a load reads, or an entry it refuses (with the issue saying why).
+    private struct Document {
+        let relative: String
+        let display: String
+        var refusal: StubFileError.Issue?
     }
 
     /// Reads a directory of stub files (recursively) or one stub file: ``load(from:)``'s stubs.
@@ -175,17 +186,17 @@ public enum StubFileLoader {
     /// Symlinks are followed while they stay inside the root; each directory is read once.
     private static func collectFiles(
         in directory: String, relative: String, root: String, display: String,
-        into documents: inout [(relative: String, display: String)], issues: inout [StubFileError.Issue],
-        visited: inout Set<String>
+        into documents: inout [Document], visited: inout Set<String>
     ) {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory)
         } catch {
-            issues.append(StubFileError.Issue(
-                file: FileReferences.join(display, relative), line: nil, path: nil,
+            let shown = FileReferences.join(display, relative)
+            documents.append(Document(relative: relative, display: shown, refusal: StubFileError.Issue(
+                file: shown, line: nil, path: nil,
                 message: "cannot list the directory: \((error as NSError).localizedDescription)"
-            ))
+            )))
             return
         }
         for name in names where !name.hasPrefix(".") {
@@ -197,18 +208,19 @@ public enum StubFileLoader {
             guard isDirectory.boolValue || isStubFile else { continue }
             let resolved = FileReferences.resolvingSymlinks(path)
             guard FileReferences.path(resolved, isInside: root) else {
-                issues.append(StubFileError.Issue(
-                    file: FileReferences.join(display, relativePath), line: nil, path: nil,
+                let shown = FileReferences.join(display, relativePath)
+                documents.append(Document(relative: relativePath, display: shown, refusal: StubFileError.Issue(
+                    file: shown, line: nil, path: nil,
                     message: "symlink resolves outside \(display) (to \(resolved)); expected stub files inside it"
-                ))
+                )))
                 continue
             }
             if isStubFile {
-                documents.append((relativePath, FileReferences.join(display, relativePath)))
+                documents.append(Document(relative: relativePath, display: FileReferences.join(display, relativePath)))
             } else if visited.insert(resolved).inserted {
                 collectFiles(
                     in: path, relative: relativePath, root: root, display: display,
-                    into: &documents, issues: &issues, visited: &visited
+                    into: &documents, visited: &visited
                 )
             }
         }
