@@ -36,6 +36,7 @@ public struct ImageError: Error, CustomStringConvertible, Sendable, Equatable {
         /// A value (colour, pixel buffer, quality) is malformed.
         public static let invalidArgument = Code("invalidArgument")
 
+        /// The code's name, e.g. `truncated`.
         public var description: String { name }
     }
 

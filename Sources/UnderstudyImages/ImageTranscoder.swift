@@ -240,11 +240,3 @@ public final class ImageTranscoder: Sendable {
         return try image.encoded(as: target)
     }
 }
-
-extension TranscodeTarget {
-    /// The same target with its options in range, so equal outputs share a cache key.
-    var normalized: TranscodeTarget {
-        if case .webp(let quality) = self { return .webp(quality: Self.clampedQuality(quality)) }
-        return self
-    }
-}
