@@ -61,7 +61,7 @@ public struct Interaction: Sendable, Identifiable, CustomStringConvertible {
     /// From arrival to the last byte or the failure.
     public internal(set) var duration: Duration
     /// The transport that carried it.
-    public let transport: Transport
+    public internal(set) var transport: Transport
     /// The interaction whose redirect led here, for redirect hops.
     public let redirectedFrom: Int?
     /// For unmatched requests, the nearest stubs and what differed.
@@ -113,12 +113,16 @@ public struct InteractionResult: Sendable {
     public var outcome: Interaction.Outcome
     /// Nearest stubs, for unmatched requests.
     public var nearMisses: [NearMiss]
+    /// The transport, when it turned out to differ from the one the entry began with
+    /// (an unmatched request passed upstream becomes `.proxy`).
+    public var transport: Interaction.Transport?
 
     /// Creates a result.
     public init(
         stubName: String?, status: Int?, headers: HeaderFields = [:], bodyBytesSent: Int = 0,
-        outcome: Interaction.Outcome, nearMisses: [NearMiss] = []
+        outcome: Interaction.Outcome, nearMisses: [NearMiss] = [], transport: Interaction.Transport? = nil
     ) {
+        self.transport = transport
         self.stubName = stubName
         self.status = status
         self.headers = headers

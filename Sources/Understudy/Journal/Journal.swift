@@ -161,6 +161,7 @@ public final class Journal: Sendable {
             entry.bodyBytesSent = result.bodyBytesSent
             entry.outcome = result.outcome
             entry.nearMisses = result.nearMisses
+            if let transport = result.transport { entry.transport = transport }
             entry.duration = .seconds(Date().timeIntervalSince(entry.startTime))
             state.entries[index] = entry
         }

@@ -12,6 +12,9 @@ public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
     public let headers: HeaderFields
     /// The body, when one was sent and could be seen.
     public let body: Data?
+    /// How long the client waits for an answer (the `no-response` fault holds this long
+    /// in-process); 60 seconds unless the client said otherwise.
+    public let timeoutInterval: TimeInterval
 
     // Parsed once here so that matching a request against thousands of stubs does not
     // re-parse the URL for every stub.
@@ -34,8 +37,10 @@ public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
     ///   - url: the absolute URL.
     ///   - headers: the header lines.
     ///   - body: the body, if any.
-    public init(method: String = "GET", url: URL, headers: HeaderFields = [:], body: Data? = nil) {
+    ///   - timeoutInterval: the client's timeout.
+    public init(method: String = "GET", url: URL, headers: HeaderFields = [:], body: Data? = nil, timeoutInterval: TimeInterval = 60) {
         self.method = method.uppercased()
+        self.timeoutInterval = timeoutInterval
         self.url = url
         self.headers = headers
         self.body = body

@@ -1,0 +1,63 @@
+import Understudy
+import XCTest
+
+/// Asserts that requests matching `matcher` were made: exactly `times` of them, or at least
+/// one when `times` is `nil`. Failures list every request the journal saw.
+///
+/// ```swift
+/// XCTAssertRequested(stubs, .path("/cat.png"), times: 1)
+/// ```
+public func XCTAssertRequested(
+    _ registry: StubRegistry, _ matcher: RequestMatcher, times: Int? = nil,
+    file: StaticString = #filePath, line: UInt = #line
+) {
+    if let message = FailureMessages.requested(registry.journal, matcher, times: times) {
+        XCTFail(message, file: file, line: line)
+    }
+}
+
+/// Asserts that no request matching `matcher` was made.
+public func XCTAssertNotRequested(
+    _ registry: StubRegistry, _ matcher: RequestMatcher,
+    file: StaticString = #filePath, line: UInt = #line
+) {
+    if let message = FailureMessages.notRequested(registry.journal, matcher) {
+        XCTFail(message, file: file, line: line)
+    }
+}
+
+/// Asserts that every request was answered by a stub; the failure lists each unmatched
+/// request with its nearest stubs and what differed.
+public func XCTAssertNoUnmatchedRequests(
+    _ registry: StubRegistry,
+    file: StaticString = #filePath, line: UInt = #line
+) {
+    if let message = FailureMessages.noUnmatchedRequests(registry.journal) {
+        XCTFail(message, file: file, line: line)
+    }
+}
+
+/// Asserts that every registered stub answered at least once.
+public func XCTAssertAllStubsUsed(
+    _ registry: StubRegistry,
+    file: StaticString = #filePath, line: UInt = #line
+) {
+    if let message = FailureMessages.allStubsUsed(registry) {
+        XCTFail(message, file: file, line: line)
+    }
+}
+
+/// Asserts that requests matching each of `matchers` were made in that order; other requests
+/// may come between them.
+///
+/// ```swift
+/// XCTAssertRequestOrder(stubs, [.path("/thumb.webp"), .path("/full.webp")])
+/// ```
+public func XCTAssertRequestOrder(
+    _ registry: StubRegistry, _ matchers: [RequestMatcher],
+    file: StaticString = #filePath, line: UInt = #line
+) {
+    if let message = FailureMessages.requestOrder(registry.journal, matchers) {
+        XCTFail(message, file: file, line: line)
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import Understudy
+import UnderstudyURLProtocol
+import XCTest
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A test case with a fresh registry and a session stubbed by it for every test, and an
+/// assertion after each test that no request went unmatched.
+///
+/// ```swift
+/// final class AvatarTests: StubbedTestCase {
+///     func testLoadsAvatar() async throws {
+///         stubs.stub(.path("/avatar.png"), response: .file(avatarURL))
+///         let image = try await AvatarLoader(session: session).load()
+///         XCTAssertRequested(stubs, .path("/avatar.png"), times: 1)
+///     }
+/// }
+/// ```
+open class StubbedTestCase: XCTestCase {
+    /// This test's stubs.
+    public private(set) var stubs = StubRegistry()
+    /// A session answered by ``stubs``.
+    public private(set) var session = URLSession(configuration: .ephemeral)
+    /// Whether tearDown fails the test when a request went unmatched (default true).
+    open var failsOnUnmatchedRequests: Bool { true }
+
+    override open func setUp() {
+        super.setUp()
+        stubs = StubRegistry()
+        session = URLSession(configuration: .stubbed(by: stubs))
+    }
+
+    override open func tearDown() {
+        if failsOnUnmatchedRequests, let message = FailureMessages.noUnmatchedRequests(stubs.journal) {
+            XCTFail(message)
+        }
+        session.invalidateAndCancel()
+        super.tearDown()
+    }
+}
