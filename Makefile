@@ -1,0 +1,44 @@
+# Understudy: every set-up step a fresh machine needs is here (see README).
+SWIFT ?= swift
+VENV := .venv
+APT_UPDATED := .build-apt-updated
+
+.PHONY: test build deps test-deps bench check clean
+
+## test: build and run the whole test suite (installs what the tests need when missing).
+test: test-deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+## build: build the package.
+build: deps
+	$(SWIFT) build
+
+## check: validate the demo stub files.
+check: deps
+	$(SWIFT) run understudy check Stubs
+
+## bench: run the benchmarks (release builds, ratios measured side by side).
+bench: deps
+	bash Benchmarks/run.sh
+
+# System libraries, through apt only when pkg-config cannot find them.
+deps:
+	@if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists libwebp libwebpdemux libpng; then \
+		echo "Installing libwebp-dev libpng-dev pkg-config"; \
+		apt-get update && apt-get install -y libwebp-dev libpng-dev pkg-config; \
+	fi
+
+# What the tests use as independent references: cwebp/dwebp/img2webp, pngcheck, Pillow.
+test-deps: deps
+	@if ! command -v cwebp >/dev/null 2>&1 || ! command -v dwebp >/dev/null 2>&1 || ! command -v img2webp >/dev/null 2>&1 || ! command -v pngcheck >/dev/null 2>&1; then \
+		echo "Installing webp pngcheck"; \
+		apt-get update && apt-get install -y webp pngcheck; \
+	fi
+	@if ! $(VENV)/bin/python -c "import PIL" >/dev/null 2>&1; then \
+		echo "Creating $(VENV) with Pillow"; \
+		python3 -m venv $(VENV) && $(VENV)/bin/pip install --quiet 'Pillow>=10'; \
+	fi
+
+clean:
+	rm -rf .build $(VENV)
