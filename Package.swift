@@ -42,6 +42,7 @@ let package = Package(
         .target(
             name: "Understudy",
             dependencies: [
+                "UnderstudyImages",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]

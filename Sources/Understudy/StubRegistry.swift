@@ -1,4 +1,5 @@
 import Foundation
+import UnderstudyImages
 
 /// The stubs a test or server answers with, and the journal of what was asked.
 ///
@@ -15,6 +16,8 @@ import Foundation
 public final class StubRegistry: Sendable {
     /// Every interaction, matched or not.
     public let journal: Journal
+    /// Transcodes the image bodies of this registry's stubs (and caches the results).
+    public let transcoder: ImageTranscoder
 
     struct State {
         var entries: [String: StubEntry] = [:]
@@ -27,9 +30,12 @@ public final class StubRegistry: Sendable {
     let state = LockedState(State())
 
     /// Creates an empty registry.
-    /// - Parameter journalLimit: the most journal entries kept (oldest dropped and counted); `nil` keeps all.
-    public init(journalLimit: Int? = nil) {
+    /// - Parameters:
+    ///   - journalLimit: the most journal entries kept (oldest dropped and counted); `nil` keeps all.
+    ///   - transcoder: transcodes image bodies; ``ImageTranscoder/shared`` (64 MiB cache) by default.
+    public init(journalLimit: Int? = nil, transcoder: ImageTranscoder = .shared) {
         journal = Journal(limit: journalLimit)
+        self.transcoder = transcoder
     }
 
     // MARK: - Adding and removing
@@ -206,6 +212,8 @@ public final class StubRegistry: Sendable {
 
     /// Matches `request`, runs the answer and renders it: what every transport does first.
     public func resolve(_ request: StubRequest, context: RenderContext) async -> Resolution {
+        var context = context
+        if context.transcoder == nil { context.transcoder = transcoder }
         guard let match = match(request) else {
             return .unmatched(nearMisses(for: request))
         }

@@ -261,13 +261,6 @@ final class StubFileErrorTests: XCTestCase {
         ])
     }
 
-    func testImageAndTranscodeAreKnownButNotYetSupported() throws {
-        try assertIssues("a.yaml", "stubs:\n  - response:\n      image: { file: cat.webp, as: png }\n  - response:\n      forward: true\n      transcode: png\n", [
-            "Stubs/a.yaml:3: stubs[0].response.image: image responses are not supported yet",
-            "Stubs/a.yaml:6: stubs[1].response.transcode: transcode is not supported yet",
-        ])
-    }
-
     func testResponseHeadersMustBeStrings() throws {
         try assertIssues("a.yaml", "stubs:\n  - response:\n      headers: { X-A: { b: c }, X-B: null }\n", [
             "Stubs/a.yaml:3: stubs[0].response.headers.X-A: expected a value or a list of values, found a mapping",

@@ -1,17 +1,11 @@
 import Foundation
+import UnderstudyImages
 
 /// Content types from bytes and file names, as responses are labelled.
 public enum MediaType {
     /// The image type the bytes' signature shows (PNG, WebP, JPEG, GIF), or `nil`.
     public static func sniff(_ data: Data) -> String? {
-        let bytes = [UInt8](data.prefix(12))
-        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "image/png" }
-        if bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)), Array(bytes[8..<12]) == Array("WEBP".utf8) {
-            return "image/webp"
-        }
-        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return "image/jpeg" }
-        if bytes.starts(with: Array("GIF87a".utf8)) || bytes.starts(with: Array("GIF89a".utf8)) { return "image/gif" }
-        return nil
+        ImageKind.detect(data)?.mimeType
     }
 
     /// The type for a file extension, or `application/octet-stream`.

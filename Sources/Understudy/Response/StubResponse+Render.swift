@@ -1,4 +1,5 @@
 import Foundation
+import UnderstudyImages
 
 /// A real HTTP exchange done on a stub's behalf, for `.forward(to:)` and pass-through.
 ///
@@ -29,10 +30,17 @@ public struct UpstreamResponse: Sendable {
 public struct RenderContext: Sendable {
     /// Fetches `.forward` responses; `nil` makes them fail with a 502.
     public var upstream: (any UpstreamFetcher)?
+    /// Transcodes image bodies; `nil` uses the registry's (``StubRegistry/transcoder``), or
+    /// ``ImageTranscoder/shared`` when rendering outside a registry.
+    public var transcoder: ImageTranscoder?
 
     /// Creates a context.
-    public init(upstream: (any UpstreamFetcher)? = nil) {
+    /// - Parameters:
+    ///   - upstream: fetches `.forward` responses.
+    ///   - transcoder: transcodes image bodies; `nil` for the registry's.
+    public init(upstream: (any UpstreamFetcher)? = nil, transcoder: ImageTranscoder? = nil) {
         self.upstream = upstream
+        self.transcoder = transcoder
     }
 }
 
@@ -70,6 +78,13 @@ extension StubResponse {
         case .data(let data, let contentType):
             bodyData = data
             headers["Content-Type"] = contentType ?? MediaType.sniff(data) ?? "application/octet-stream"
+            if let transcode {
+                let answer = try await Self.transcodeCanned(data, described: "the body (\(data.count) bytes)", to: transcode, for: request, context: context)
+                answer.apply(status: &status, headers: &headers, body: &bodyData)
+            }
+        case .image(let source, let format):
+            let answer = try await Self.renderImage(source, as: format, for: request, context: context)
+            answer.apply(status: &status, headers: &headers, body: &bodyData)
         case .json(let json):
             bodyData = json.encoded
             headers["Content-Type"] = "application/json"
@@ -80,6 +95,10 @@ extension StubResponse {
                 throw RenderError("cannot read file \(url.path): \((error as NSError).localizedDescription)")
             }
             headers["Content-Type"] = MediaType.forFile(url, data: bodyData)
+            if let transcode {
+                let answer = try await Self.transcodeCanned(bodyData, described: "file \(url.path)", to: transcode, for: request, context: context)
+                answer.apply(status: &status, headers: &headers, body: &bodyData)
+            }
         case .redirect(let location):
             headers["Location"] = location
         case .failure(let injected):
@@ -102,6 +121,10 @@ extension StubResponse {
                 headers.remove(name)
             }
             bodyData = answer.body
+            if let transcode {
+                let converted = try await Self.transcodeForwarded(answer.body, from: target.url, to: transcode, for: request, context: context)
+                converted?.apply(status: &status, headers: &headers, body: &bodyData)
+            }
         }
 
         headers.merge(self.headers)

@@ -1,4 +1,5 @@
 import Foundation
+import UnderstudyImages
 
 /// What a stub answers: a body of some kind, a status and headers, and how it is delivered.
 ///
@@ -9,6 +10,9 @@ import Foundation
 /// .failure(.connectionReset)
 /// .file(bigPNG).delayed(by: .milliseconds(200)).throttled(to: .edge)
 /// .file(bigPNG).truncated(after: 1024)
+/// .image(.file(catWebP), as: .png)
+/// .image(.generated(width: 64, height: 64, pattern: .checkerboard), as: .negotiated)
+/// .forward(to: upstream, transcode: .png)
 /// ```
 public struct StubResponse: Sendable {
     /// Where the body comes from.
@@ -19,6 +23,7 @@ public struct StubResponse: Sendable {
         case file(URL)
         case redirect(to: String)
         case failure(Fault)
+        case image(ImageSource, as: ImageFormat)
         case forward(to: URL?)
     }
 
@@ -33,6 +38,8 @@ public struct StubResponse: Sendable {
     public private(set) var bandwidth: Bandwidth?
     /// The number of body bytes sent before the connection drops, if set.
     public private(set) var truncateAfter: Int?
+    /// The format a canned or forwarded image body is converted to, if any (see ``transcoded(to:)``).
+    public private(set) var transcode: ImageFormat?
 
     init(body: Body, status: Int = 200) {
         self.body = body
@@ -89,12 +96,44 @@ public struct StubResponse: Sendable {
         StubResponse(body: .failure(fault))
     }
 
+    /// An image, served in `format`.
+    ///
+    /// Content-Type comes from the bytes served, Content-Length is their size. Transcodes go
+    /// through the registry's ``ImageTranscoder`` (cached: a repeat costs no codec work).
+    /// `.original` serves the source's bytes as they are (a generated image as PNG);
+    /// `.negotiated` picks WebP or PNG from the request's Accept header (see
+    /// ``AcceptHeader/negotiatedImageKind``), serves the source's own bytes when they already
+    /// are that format and otherwise PNG or lossless WebP, answers 406 when the header admits
+    /// neither, and always adds `Vary: Accept`. A source that cannot be read or decoded makes
+    /// the stub answer 500 with the reason.
+    ///
+    /// ```swift
+    /// stubs.stub(.pathExtension("webp")) { _ in .image(.file(catWebP), as: .png) }
+    /// ```
+    /// - Parameters:
+    ///   - source: a file, bytes, or a generated image.
+    ///   - format: the encoding to serve; the source's own bytes by default.
+    public static func image(_ source: ImageSource, as format: ImageFormat = .original) -> StubResponse {
+        StubResponse(body: .image(source, as: format))
+    }
+
     /// The real response, fetched upstream: from `base` (scheme, host and port replaced, path
     /// and query kept), or from the request's own URL when `base` is `nil`.
     ///
     /// In-process the fetch goes through a plain inner `URLSession` that never sees the stubs.
-    public static func forward(to base: URL? = nil) -> StubResponse {
-        StubResponse(body: .forward(to: base))
+    /// With `transcode`, a PNG or WebP body is converted (as ``transcoded(to:)`` describes);
+    /// any other body passes through unchanged, and an image the codecs reject is a 502.
+    ///
+    /// ```swift
+    /// .forward(to: URL(string: "http://127.0.0.1:8081"), transcode: .png)
+    /// ```
+    /// - Parameters:
+    ///   - base: the upstream's scheme, host and port; `nil` for the request's own URL.
+    ///   - transcode: the format to convert an image body to; `nil` leaves the body as received.
+    public static func forward(to base: URL? = nil, transcode: ImageFormat? = nil) -> StubResponse {
+        var response = StubResponse(body: .forward(to: base))
+        response.transcode = transcode
+        return response
     }
 
     // MARK: - Modifiers
@@ -110,6 +149,24 @@ public struct StubResponse: Sendable {
     public func headers(_ headers: HeaderFields) -> StubResponse {
         var copy = self
         copy.headers.merge(headers)
+        return copy
+    }
+
+    /// The same response with its image body served in `format`: for ``image(_:as:)`` it
+    /// replaces the format; for ``data(_:contentType:)``, ``file(_:)`` and ``forward(to:transcode:)``
+    /// it converts a PNG or WebP body. Transcoding a canned body that is not an image answers 500;
+    /// other bodies (text, JSON, redirects, faults) are left as they are.
+    ///
+    /// ```swift
+    /// .file(catWebP).transcoded(to: .negotiated)
+    /// ```
+    public func transcoded(to format: ImageFormat) -> StubResponse {
+        var copy = self
+        if case .image(let source, _) = body {
+            copy.body = .image(source, as: format)
+        } else {
+            copy.transcode = format
+        }
         return copy
     }
 

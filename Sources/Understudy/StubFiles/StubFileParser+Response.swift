@@ -1,4 +1,5 @@
 import Foundation
+import UnderstudyImages
 import Yams
 
 extension StubFileParser {
@@ -18,6 +19,8 @@ extension StubFileParser {
         }
         var response: StubResponse?
         var bodyKey: String?
+        var bodyNode: Node?
+        var transcode: (node: Node, path: String)?
         var status: (value: Int, node: Node)?
         var headers: HeaderFields?
         var modifiers: [(StubResponse) -> StubResponse] = []
@@ -42,9 +45,10 @@ extension StubFileParser {
                     continue
                 }
                 bodyKey = field.key
+                bodyNode = field.value
                 response = parseBody(field.key, field.value, path: fieldPath)
             case "transcode":
-                unsupportedYet(field.keyNode, fieldPath, "transcode is not supported yet")
+                transcode = (field.value, fieldPath)
             case "truncateAfter":
                 if let bytes = integer(field.value, fieldPath, expected: "an integer >= 0", minimum: 0) {
                     modifiers.append { $0.truncated(after: bytes) }
@@ -66,8 +70,14 @@ extension StubFileParser {
             report(status.node, join(path, "status"),
                    "a redirect takes its status inside 'redirect'; expected redirect: {to: ..., status: \(status.value)}")
         }
+        var transcodeFormat: ImageFormat?
+        if let transcode, let format = parseTranscode(transcode.node, path: transcode.path) {
+            transcodeFormat = format
+            checkTranscodable(bodyKey: bodyKey, bodyNode: bodyNode, response: response, transcodeNode: transcode.node, path: transcode.path)
+        }
         guard issues.count == issuesBefore else { return nil }
         var result = response ?? .status(200)
+        if let transcodeFormat { result = result.transcoded(to: transcodeFormat) }
         if let status { result = result.status(status.value) }
         if let headers { result = result.headers(headers) }
         return modifiers.reduce(result) { response, modify in modify(response) }
@@ -92,8 +102,7 @@ extension StubFileParser {
             guard let reference = string(node, path, expected: "a path relative to the stub file") else { return nil }
             return resolveFile(reference, node, path).map { StubResponse.file($0) }
         case "image":
-            unsupportedYet(node, path, "image responses are not supported yet")
-            return nil
+            return parseImage(node, path: path)
         case "redirect":
             return parseRedirect(node, path: path)
         case "fault":
@@ -108,11 +117,6 @@ extension StubFileParser {
         default:
             preconditionFailure("body key '\(key)' is not handled")
         }
-    }
-
-    /// Keys the schema reserves for a feature this build lacks: known, so not "unknown key".
-    private mutating func unsupportedYet(_ node: Node, _ path: String, _ message: String) {
-        report(node, path, message)
     }
 
     /// `{ Cache-Control: max-age=60 }`; a list gives the header once per value (`Set-Cookie`).
@@ -256,7 +260,7 @@ extension StubFileParser {
 
     /// A `file:` value as a URL inside the load's directory; reported when it is absolute,
     /// escapes the directory (by `..` or through a symlink), is missing or is a directory.
-    private mutating func resolveFile(_ reference: String, _ node: Node, _ path: String) -> URL? {
+    mutating func resolveFile(_ reference: String, _ node: Node, _ path: String) -> URL? {
         guard let references else {
             report(node, path, "file '\(reference)' cannot be used here; expected stubs loaded from a stub directory")
             return nil

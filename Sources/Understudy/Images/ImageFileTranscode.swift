@@ -1,0 +1,142 @@
+import Foundation
+import UnderstudyImages
+
+/// The work of `understudy transcode IN OUT [--to png|webp] [--quality Q] [--lossless]`: reads a
+/// PNG or WebP file, writes it in another encoding. The CLI only parses flags and prints.
+///
+/// ```swift
+/// let job = try ImageFileTranscode(input: cat, output: URL(fileURLWithPath: "cat.png"))
+/// let report = try job.run()
+/// print(report)   // cat.png: PNG, 64x64, 1234 bytes (from WebP, 567 bytes)
+/// ```
+public struct ImageFileTranscode: Sendable {
+    /// The file read.
+    public let input: URL
+    /// The file written (replaced when it exists).
+    public let output: URL
+    /// The encoding written.
+    public let target: TranscodeTarget
+
+    /// What went wrong, for the person at the command line: names the file or flag.
+    public struct Failure: Error, Sendable, CustomStringConvertible, Equatable {
+        /// The message.
+        public let description: String
+        /// Whether the command line itself is wrong (exit 64), rather than the files (exit 1).
+        public let isUsageError: Bool
+
+        init(_ description: String, usage: Bool = false) {
+            self.description = description
+            self.isUsageError = usage
+        }
+    }
+
+    /// What was written.
+    public struct Report: Sendable, CustomStringConvertible {
+        /// The file written.
+        public let output: URL
+        /// The format read.
+        public let inputKind: ImageKind
+        /// The size of the file read.
+        public let inputBytes: Int
+        /// The encoding written.
+        public let target: TranscodeTarget
+        /// The size of the file written.
+        public let outputBytes: Int
+        /// Width in pixels.
+        public let width: Int
+        /// Height in pixels.
+        public let height: Int
+
+        /// `cat.png: PNG, 64x64, 1234 bytes (from WebP, 567 bytes)`.
+        public var description: String {
+            let written: String
+            switch target {
+            case .png: written = "PNG"
+            case .webp(let quality): written = "WebP at quality \(quality)"
+            case .webpLossless: written = "lossless WebP"
+            }
+            let from = inputKind == .webp ? "WebP" : inputKind.rawValue.uppercased()
+            return "\(output.relativePath): \(written), \(width)x\(height), \(outputBytes) bytes (from \(from), \(inputBytes) bytes)"
+        }
+    }
+
+    /// The default WebP quality when `--quality` is not given.
+    public static let defaultQuality = 80
+
+    /// Checks the options and picks the target.
+    /// - Parameters:
+    ///   - input: the PNG or WebP file to read.
+    ///   - output: the file to write.
+    ///   - format: `png` or `webp`; `nil` takes it from `output`'s extension.
+    ///   - quality: WebP quality 0...100 (lossy WebP only); 80 when `nil`.
+    ///   - lossless: lossless WebP (WebP only; not with `quality`).
+    /// - Throws: ``Failure`` naming the flag or file that is wrong.
+    public init(input: URL, output: URL, format: String? = nil, quality: Int? = nil, lossless: Bool = false) throws {
+        self.input = input
+        self.output = output
+        let name: String
+        if let format {
+            name = format.lowercased()
+            guard ["png", "webp"].contains(name) else {
+                throw Failure("--to: unknown format '\(format)'; expected png or webp", usage: true)
+            }
+        } else {
+            let ext = output.pathExtension.lowercased()
+            guard ["png", "webp"].contains(ext) else {
+                let found = ext.isEmpty ? "has no extension" : "ends in '.\(output.pathExtension)'"
+                throw Failure("OUT '\(output.relativePath)' \(found); expected .png or .webp, or give --to png|webp", usage: true)
+            }
+            name = ext
+        }
+        if let quality, !(0...100).contains(quality) {
+            throw Failure("--quality \(quality) is out of range; expected an integer from 0 to 100", usage: true)
+        }
+        if name == "png" {
+            if quality != nil { throw Failure("--quality applies only to WebP output; PNG is lossless", usage: true) }
+            if lossless { throw Failure("--lossless applies only to WebP output; PNG is always lossless", usage: true) }
+            target = .png
+        } else if lossless {
+            if quality != nil { throw Failure("--quality and --lossless exclude each other; give one of them", usage: true) }
+            target = .webpLossless
+        } else {
+            target = .webp(quality: quality ?? Self.defaultQuality)
+        }
+    }
+
+    /// Reads, transcodes and writes.
+    /// - Throws: ``Failure`` when IN cannot be read or decoded, or OUT cannot be written.
+    public func run() throws -> Report {
+        let data: Data
+        do {
+            data = try Data(contentsOf: input)
+        } catch {
+            let reason = FileManager.default.fileExists(atPath: input.path)
+                ? ((error as NSError).localizedFailureReason ?? "\(error.localizedDescription)")
+                : "no such file"
+            throw Failure("cannot read IN '\(input.relativePath)': \(reason)")
+        }
+        let image: RGBAImage
+        do {
+            image = try RGBAImage(decoding: data)
+        } catch let error as ImageError where error.code == .unsupportedFormat {
+            throw Failure("IN '\(input.relativePath)' is not supported: \(error)")
+        } catch {
+            throw Failure("IN '\(input.relativePath)' cannot be decoded: \(error)")
+        }
+        let encoded: Data
+        do {
+            encoded = try image.encoded(as: target)
+        } catch {
+            throw Failure("cannot encode '\(output.relativePath)': \(error)")
+        }
+        do {
+            try encoded.write(to: output, options: .atomic)
+        } catch {
+            throw Failure("cannot write OUT '\(output.relativePath)': \((error as NSError).localizedFailureReason ?? error.localizedDescription)")
+        }
+        return Report(
+            output: output, inputKind: ImageKind.detect(data) ?? .png, inputBytes: data.count, target: target,
+            outputBytes: encoded.count, width: image.width, height: image.height
+        )
+    }
+}
