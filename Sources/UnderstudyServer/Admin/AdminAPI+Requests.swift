@@ -1,0 +1,55 @@
+import Foundation
+import Understudy
+
+extension AdminAPI {
+    /// `GET /__admin/requests?unmatched=true&offset=N&limit=N`, oldest first.
+    func listRequests(_ request: AdminRequest) throws -> AdminResponse {
+        let unmatchedOnly = try flag(request, "unmatched")
+        let offset = try count(request, "offset") ?? 0
+        let limit = try count(request, "limit")
+        let journal = registry.journal
+        let entries = unmatchedOnly ? journal.unmatched : journal.interactions
+        let page = entries.dropFirst(offset).prefix(limit ?? Int.max)
+        return .json(200, AdminJSON.RequestList(requests: page.map(JournalEntry.init), total: entries.count))
+    }
+
+    /// `POST /__admin/requests/count` with `{"request": {...}}`.
+    func countRequests(_ request: AdminRequest) throws -> AdminResponse {
+        let (text, format) = try document(of: request, expected: #"{"request": {...}}"#)
+        let matcher: RequestMatcher
+        do {
+            matcher = try StubFileLoader.requestMatcher(parsing: text, format: format, named: Self.documentName)
+        } catch let error as StubFileError {
+            throw AdminFailure.badDocument(error)
+        }
+        return .json(200, AdminJSON.Count(count: registry.journal.count(matching: matcher)))
+    }
+
+    /// `GET /__admin/near-misses`: every unmatched request with the stubs nearest to it.
+    func nearMisses() -> AdminResponse {
+        let unmatched = registry.journal.unmatched.map { interaction in
+            AdminJSON.UnmatchedRequest(
+                entry: JournalEntry(interaction), nearMisses: interaction.nearMisses.map(AdminJSON.NearMissSummary.init)
+            )
+        }
+        return .json(200, AdminJSON.NearMissList(unmatched: unmatched))
+    }
+
+    private func flag(_ request: AdminRequest, _ name: String) throws -> Bool {
+        switch request.query[name]?.lowercased() {
+        case nil, "false", "0": return false
+        case "", "true", "1": return true
+        case _?:
+            let value = request.query[name] ?? ""
+            throw AdminFailure(400, "'\(value)' is not a valid value for \(name); expected true or false", field: name)
+        }
+    }
+
+    private func count(_ request: AdminRequest, _ name: String) throws -> Int? {
+        guard let text = request.query[name] else { return nil }
+        guard let value = Int(text), value >= 0 else {
+            throw AdminFailure(400, "'\(text)' is not a valid \(name); expected a whole number of at least 0", field: name)
+        }
+        return value
+    }
+}

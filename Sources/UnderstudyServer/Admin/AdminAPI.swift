@@ -1,0 +1,207 @@
+import Foundation
+import Understudy
+
+/// The admin API of `understudy serve`: JSON endpoints under `/__admin/` that inspect and
+/// change a ``StubRegistry`` while it serves.
+///
+/// Socket-free: the server's HTTP handler turns each request under ``prefix`` into an
+/// ``AdminRequest`` and writes back the ``AdminResponse``. Admin requests never reach the
+/// stubs and never enter the journal.
+///
+/// | Endpoint | Answer |
+/// |---|---|
+/// | `GET health` | 200 ``AdminJSON/Health`` |
+/// | `GET stubs` | 200 ``AdminJSON/StubList``, precedence order |
+/// | `GET stubs/{name}` | 200 ``AdminJSON/StubSummary``, or 404 |
+/// | `POST stubs` | 201 ``AdminJSON/Added``: one stub or `{stubs: [...]}` in the stub-file schema, JSON (YAML when `Content-Type` says yaml) |
+/// | `DELETE stubs/{name}` | 204, or 404 naming it |
+/// | `DELETE stubs` | 204 |
+/// | `GET requests` | 200 ``AdminJSON/RequestList``, oldest first; `?unmatched=true`, `?offset=N`, `?limit=N` |
+/// | `DELETE requests` | 204 |
+/// | `POST requests/count` | 200 ``AdminJSON/Count`` for a body `{"request": {...}}` |
+/// | `GET near-misses` | 200 ``AdminJSON/NearMissList`` |
+/// | `GET requests.har` | 501 until recording exists |
+/// | `POST reset` | 200 ``AdminJSON/ResetDone``: files re-read, `times` and sequences restarted, journal cleared |
+///
+/// Bad input is a 400 whose ``AdminJSON/Error`` names the field; a known path with another
+/// method is a 405 with `Allow`; an unknown path is a 404; with a token, a request without
+/// `Authorization: Bearer <token>` is a 401. `HEAD` is answered like `GET` (the transport
+/// drops the body).
+///
+/// ```swift
+/// let admin = AdminAPI(registry: stubs, token: nil)
+/// let response = await admin.handle(AdminRequest(method: "GET", target: "/__admin/health"))
+/// ```
+public struct AdminAPI: Sendable {
+    /// Every admin path starts with this.
+    public static let prefix = "/__admin/"
+
+    /// The registry served.
+    public let registry: StubRegistry
+    /// The bearer token every request must carry, or `nil` for none.
+    public let token: String?
+    /// Where `file:` references in posted stubs resolve (and may not leave); `nil` refuses them.
+    public let stubDirectory: URL?
+
+    /// How issues in posted documents name them, and the prefix default stub names would get.
+    static let documentName = "request body"
+
+    /// Creates the admin API of `registry`.
+    /// - Parameters:
+    ///   - registry: the stubs and journal to inspect and change.
+    ///   - token: when non-nil, every request must send `Authorization: Bearer <token>`.
+    ///   - stubDirectory: where `file:` paths in posted stubs resolve; `nil` refuses them.
+    public init(registry: StubRegistry, token: String?, stubDirectory: URL? = nil) {
+        self.registry = registry
+        self.token = token
+        self.stubDirectory = stubDirectory
+    }
+
+    /// Whether a request path belongs to the admin API (and must not be matched against stubs).
+    public static func isAdminPath(_ path: String) -> Bool {
+        path.hasPrefix(prefix) || path == String(prefix.dropLast())
+    }
+
+    /// Answers one admin request.
+    public func handle(_ request: AdminRequest) async -> AdminResponse {
+        do {
+            try authorize(request)
+            let endpoint = try Endpoint(path: request.path)
+            let method = request.method == "HEAD" ? "GET" : request.method
+            guard endpoint.methods.contains(method) else {
+                throw AdminFailure(
+                    405, "method \(request.method) is not allowed on \(request.path); expected \(Self.list(endpoint.methods, "or"))",
+                    field: "method", extraHeaders: ["Allow": endpoint.methods.joined(separator: ", ")]
+                )
+            }
+            return try respond(to: request, at: endpoint, method: method)
+        } catch let failure as AdminFailure {
+            return failure.response
+        } catch {
+            return AdminResponse.error(500, "\(error)")
+        }
+    }
+
+    private func respond(to request: AdminRequest, at endpoint: Endpoint, method: String) throws -> AdminResponse {
+        switch (endpoint, method) {
+        case (.health, _):
+            try checkQuery(request, allowed: [])
+            return health()
+        case (.stubs, "GET"):
+            try checkQuery(request, allowed: [])
+            return listStubs()
+        case (.stubs, "POST"):
+            try checkQuery(request, allowed: [])
+            return try addStubs(request)
+        case (.stubs, _):
+            try checkQuery(request, allowed: [])
+            registry.removeAllStubs()
+            return .noContent
+        case (.stub(let name), "GET"):
+            try checkQuery(request, allowed: [])
+            return try showStub(named: name)
+        case (.stub(let name), _):
+            try checkQuery(request, allowed: [])
+            return try removeStub(named: name)
+        case (.requests, "GET"):
+            try checkQuery(request, allowed: ["limit", "offset", "unmatched"])
+            return try listRequests(request)
+        case (.requests, _):
+            try checkQuery(request, allowed: [])
+            registry.journal.clear()
+            return .noContent
+        case (.requestCount, _):
+            try checkQuery(request, allowed: [])
+            return try countRequests(request)
+        case (.nearMisses, _):
+            try checkQuery(request, allowed: [])
+            return nearMisses()
+        case (.har, _):
+            return AdminResponse.error(501, "HAR export arrives with the recording feature")
+        case (.reset, _):
+            try checkQuery(request, allowed: [])
+            return try reset()
+        }
+    }
+
+    // MARK: - Health and reset
+
+    private func health() -> AdminResponse {
+        let journal = registry.journal
+        return .json(200, AdminJSON.Health(
+            status: "ok", stubs: registry.stubs.count,
+            journal: .init(count: journal.count, dropped: journal.droppedCount, limit: journal.limit)
+        ))
+    }
+
+    private func reset() throws -> AdminResponse {
+        do {
+            try registry.reset()
+        } catch let error as StubFileError {
+            var failure = AdminFailure(500, "cannot reset, nothing changed: the stub files have issues:\n\(error)")
+            failure.body.issues = error.issues.map(\.description)
+            throw failure
+        }
+        return .json(200, AdminJSON.ResetDone(stubs: registry.stubs.count))
+    }
+
+    // MARK: - Input
+
+    private func authorize(_ request: AdminRequest) throws {
+        guard let token else { return }
+        let challenge: HeaderFields = ["WWW-Authenticate": #"Bearer realm="understudy admin""#]
+        guard let value = request.headers["Authorization"] else {
+            throw AdminFailure(
+                401, "missing admin token; expected the header 'Authorization: Bearer <token>'",
+                field: "Authorization", extraHeaders: challenge
+            )
+        }
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        let scheme = "bearer "
+        let given = trimmed.lowercased().hasPrefix(scheme)
+            ? trimmed.dropFirst(scheme.count).trimmingCharacters(in: .whitespaces) : nil
+        guard let given, Self.constantTimeEquals(given, token) else {
+            throw AdminFailure(
+                401, "wrong admin token; expected the header 'Authorization: Bearer <token>' with the server's --admin-token",
+                field: "Authorization", extraHeaders: challenge
+            )
+        }
+    }
+
+    /// Compares without returning early, so response times do not reveal how much matched.
+    private static func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
+        let l = Array(lhs.utf8), r = Array(rhs.utf8)
+        var difference = UInt8(truncatingIfNeeded: l.count ^ r.count)
+        for index in 0..<max(l.count, r.count) {
+            let a = index < l.count ? l[index] : 0, b = index < r.count ? r[index] : 0
+            difference |= a ^ b
+        }
+        return difference == 0 && l.count == r.count
+    }
+
+    private func checkQuery(_ request: AdminRequest, allowed: [String]) throws {
+        guard let unknown = request.query.keys.sorted().first(where: { !allowed.contains($0) }) else { return }
+        let expected = allowed.isEmpty
+            ? "\(request.path) takes no query parameters"
+            : "expected \(Self.list(allowed, "or"))"
+        throw AdminFailure(400, "unknown query parameter '\(unknown)'; \(expected)", field: unknown)
+    }
+
+    /// The body as text and its format (YAML when `Content-Type` says so, else JSON).
+    func document(of request: AdminRequest, expected: String) throws -> (text: String, format: StubFileLoader.Format) {
+        guard !request.body.isEmpty else {
+            throw AdminFailure(400, "the request body is empty; expected \(expected) as JSON or YAML", field: "body")
+        }
+        guard let text = String(data: request.body, encoding: .utf8) else {
+            throw AdminFailure(400, "the request body is not UTF-8 text; expected \(expected) as JSON or YAML", field: "body")
+        }
+        let contentType = request.headers["Content-Type"]?.lowercased() ?? ""
+        return (text, contentType.contains("yaml") ? .yaml : .json)
+    }
+
+    /// `a`, `a or b`, `a, b or c`.
+    static func list(_ items: [String], _ conjunction: String) -> String {
+        guard items.count > 1 else { return items.first ?? "" }
+        return items.dropLast().joined(separator: ", ") + " \(conjunction) " + items[items.count - 1]
+    }
+}

@@ -1,0 +1,234 @@
+import Foundation
+import Understudy
+
+/// The JSON bodies the admin API sends, as Codable types: clients and tests decode them.
+///
+/// Every body is compact JSON with sorted keys and a trailing newline.
+public enum AdminJSON {
+    /// `GET /__admin/health`: `{"journal":{"count":3,"dropped":0,"limit":100000},"status":"ok","stubs":12}`.
+    public struct Health: Sendable, Hashable, Codable {
+        /// The journal's state.
+        public struct JournalState: Sendable, Hashable, Codable {
+            /// Entries kept.
+            public var count: Int
+            /// Entries dropped to stay within `limit`.
+            public var dropped: Int
+            /// The most entries kept; `null` when unlimited.
+            public var limit: Int?
+
+            /// Creates a journal summary.
+            public init(count: Int, dropped: Int, limit: Int?) {
+                self.count = count
+                self.dropped = dropped
+                self.limit = limit
+            }
+
+            private enum CodingKeys: String, CodingKey { case count, dropped, limit }
+
+            public func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(count, forKey: .count)
+                try container.encode(dropped, forKey: .dropped)
+                try container.encode(limit, forKey: .limit)
+            }
+        }
+
+        /// Always `ok` when the server answers.
+        public var status: String
+        /// Stubs registered.
+        public var stubs: Int
+        /// The journal.
+        public var journal: JournalState
+
+        /// Creates a health report.
+        public init(status: String, stubs: Int, journal: JournalState) {
+            self.status = status
+            self.stubs = stubs
+            self.journal = journal
+        }
+    }
+
+    /// One stub in `GET /__admin/stubs`.
+    public struct StubSummary: Sendable, Hashable, Codable {
+        /// The stub's name.
+        public var name: String
+        /// Its priority (higher wins).
+        public var priority: Int
+        /// Its use limit; `null` for none.
+        public var times: Int?
+        /// Uses so far.
+        public var uses: Int
+        /// How its matcher reads, e.g. `host is img.example.com and extension is webp`.
+        public var matcher: String
+
+        /// Creates a stub summary.
+        public init(name: String, priority: Int, times: Int?, uses: Int, matcher: String) {
+            self.name = name
+            self.priority = priority
+            self.times = times
+            self.uses = uses
+            self.matcher = matcher
+        }
+
+        private enum CodingKeys: String, CodingKey { case name, priority, times, uses, matcher }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(name, forKey: .name)
+            try container.encode(priority, forKey: .priority)
+            try container.encode(times, forKey: .times)
+            try container.encode(uses, forKey: .uses)
+            try container.encode(matcher, forKey: .matcher)
+        }
+    }
+
+    /// `GET /__admin/stubs`: `{"stubs":[...]}`, in precedence order (the first would win).
+    public struct StubList: Sendable, Hashable, Codable {
+        /// The stubs.
+        public var stubs: [StubSummary]
+
+        /// Creates a stub list.
+        public init(stubs: [StubSummary]) {
+            self.stubs = stubs
+        }
+    }
+
+    /// `POST /__admin/stubs` (201): `{"added":["cat","posted-1"]}`, in the order given.
+    public struct Added: Sendable, Hashable, Codable {
+        /// The names of the stubs added (or replaced).
+        public var added: [String]
+
+        /// Creates the answer.
+        public init(added: [String]) {
+            self.added = added
+        }
+    }
+
+    /// `GET /__admin/requests`: `{"requests":[...],"total":12}`, oldest first.
+    public struct RequestList: Sendable, Hashable, Codable {
+        /// The page of entries asked for.
+        public var requests: [JournalEntry]
+        /// Entries that passed the filter, before `offset` and `limit`.
+        public var total: Int
+
+        /// Creates a page.
+        public init(requests: [JournalEntry], total: Int) {
+            self.requests = requests
+            self.total = total
+        }
+    }
+
+    /// `POST /__admin/requests/count`: `{"count":3}`.
+    public struct Count: Sendable, Hashable, Codable {
+        /// Journal entries whose request matches.
+        public var count: Int
+
+        /// Creates the answer.
+        public init(count: Int) {
+            self.count = count
+        }
+    }
+
+    /// `POST /__admin/reset`: `{"stubs":12}`, the stubs registered after re-reading the files.
+    public struct ResetDone: Sendable, Hashable, Codable {
+        /// Stubs registered after the reset.
+        public var stubs: Int
+
+        /// Creates the answer.
+        public init(stubs: Int) {
+            self.stubs = stubs
+        }
+    }
+
+    /// A stub that nearly matched an unmatched request.
+    public struct NearMissSummary: Sendable, Hashable, Codable {
+        /// One matcher part that failed.
+        public struct Difference: Sendable, Hashable, Codable {
+            /// The part, e.g. `host is img.example.com`.
+            public var expected: String
+            /// What the request had, e.g. `cdn.example.com`.
+            public var actual: String
+
+            /// Creates a difference.
+            public init(expected: String, actual: String) {
+                self.expected = expected
+                self.actual = actual
+            }
+        }
+
+        /// The stub's name.
+        public var stub: String
+        /// Matcher parts the request passed.
+        public var matchedParts: Int
+        /// Matcher parts in all.
+        public var totalParts: Int
+        /// The parts that failed; empty when the stub matched but was used up (`times`).
+        public var differences: [Difference]
+        /// The near miss as one line, as the 404 body prints it.
+        public var description: String
+
+        /// Creates a summary.
+        public init(stub: String, matchedParts: Int, totalParts: Int, differences: [Difference], description: String) {
+            self.stub = stub
+            self.matchedParts = matchedParts
+            self.totalParts = totalParts
+            self.differences = differences
+            self.description = description
+        }
+
+        /// The summary of a near miss.
+        public init(_ miss: NearMiss) {
+            self.init(
+                stub: miss.stubName, matchedParts: miss.matchedParts, totalParts: miss.totalParts,
+                differences: miss.mismatches.map { Difference(expected: $0.expected, actual: $0.actual) },
+                description: miss.description
+            )
+        }
+    }
+
+    /// One unmatched request and the stubs nearest to it.
+    public struct UnmatchedRequest: Sendable, Hashable, Codable {
+        /// The journal entry.
+        public var entry: JournalEntry
+        /// The nearest stubs, nearest first, as they stood when the request arrived.
+        public var nearMisses: [NearMissSummary]
+
+        /// Creates the pair.
+        public init(entry: JournalEntry, nearMisses: [NearMissSummary]) {
+            self.entry = entry
+            self.nearMisses = nearMisses
+        }
+    }
+
+    /// `GET /__admin/near-misses`: `{"unmatched":[{"entry":{...},"nearMisses":[...]}]}`, oldest first.
+    public struct NearMissList: Sendable, Hashable, Codable {
+        /// Every unmatched request kept in the journal.
+        public var unmatched: [UnmatchedRequest]
+
+        /// Creates the list.
+        public init(unmatched: [UnmatchedRequest]) {
+            self.unmatched = unmatched
+        }
+    }
+
+    /// Every error body: `{"error":"...","field":"limit"}`.
+    ///
+    /// `field` names the input at fault (a query parameter, `body`, a stub-file path such as
+    /// `stubs[0].response.fault`, `method`, `name`, `Authorization`); it is absent when no one
+    /// field is. `issues` lists every stub-file issue, one line each, when the body had some.
+    public struct Error: Sendable, Hashable, Codable {
+        /// What went wrong and what was expected.
+        public var error: String
+        /// The input at fault, if one is.
+        public var field: String?
+        /// Every stub-file issue, `FILE:LINE: PATH: message`.
+        public var issues: [String]?
+
+        /// Creates an error body.
+        public init(error: String, field: String? = nil, issues: [String]? = nil) {
+            self.error = error
+            self.field = field
+            self.issues = issues
+        }
+    }
+}

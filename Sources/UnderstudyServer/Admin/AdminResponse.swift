@@ -1,0 +1,55 @@
+import Foundation
+import Understudy
+
+/// What the admin API answers: a status, headers and a JSON body, ready for the wire.
+///
+/// Bodies are JSON (`Content-Type: application/json`) with a `Content-Length`; a 204 has
+/// neither header nor body (RFC 9110 forbids `Content-Length` on 204).
+public struct AdminResponse: Sendable {
+    /// The status code.
+    public var status: Int
+    /// The header lines.
+    public var headers: HeaderFields
+    /// The body.
+    public var body: Data
+
+    /// Creates a response from its parts.
+    public init(status: Int, headers: HeaderFields, body: Data) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A response whose body is `value` as compact JSON with sorted keys and a final newline.
+    /// - Parameters:
+    ///   - status: the status code.
+    ///   - value: the body's value.
+    ///   - extraHeaders: headers added after `Content-Type` and `Content-Length`.
+    public static func json(_ status: Int, _ value: some Encodable, extraHeaders: HeaderFields = [:]) -> AdminResponse {
+        var body = AdminResponse.encode(value)
+        body.append(0x0A)
+        var headers: HeaderFields = ["Content-Type": "application/json", "Content-Length": String(body.count)]
+        headers.merge(extraHeaders)
+        return AdminResponse(status: status, headers: headers, body: body)
+    }
+
+    /// `204 No Content`: no body, no `Content-Length`, no `Content-Type`.
+    public static let noContent = AdminResponse(status: 204, headers: [:], body: Data())
+
+    /// An error response: `{"error": message, "field": field}`.
+    static func error(_ status: Int, _ message: String, field: String? = nil, extraHeaders: HeaderFields = [:]) -> AdminResponse {
+        json(status, AdminJSON.Error(error: message, field: field), extraHeaders: extraHeaders)
+    }
+
+    /// Compact JSON with sorted keys, slashes unescaped (URLs stay readable).
+    static func encode(_ value: some Encodable) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        do {
+            return try encoder.encode(value)
+        } catch {
+            // Only non-finite numbers could fail, and the admin types hold none.
+            return Data(#"{"error":"cannot encode the response"}"#.utf8)
+        }
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import Understudy
+
+/// One journal entry as JSON: what `GET /__admin/requests` lists and `--log json` prints.
+///
+/// ```json
+/// {"durationMs":12.5,"id":1,"outcome":"completed","request":{"bodySize":0,"headers":{"Accept":"image/webp"},
+///  "method":"GET","url":"http://img.example.com/a.webp"},"response":{"bodySize":2048,"headers":{...},"status":200},
+///  "stub":"cat","time":"2025-01-02T03:04:05.678Z","transport":"server"}
+/// ```
+///
+/// - `stub` is always present: the stub's name, or `null` when none answered.
+/// - `response` is present when a response head was sent (the status is known).
+/// - `outcome` says how the exchange ended: `completed`, `in-flight`, `fault` (then `fault`
+///   names it, e.g. `connection-reset`), `truncated` (`response.bodySize` is what was sent),
+///   `cancelled` (the client went away), `unmatched` (no stub; `response` is the 404 when one
+///   was sent) or `failed` (then `error` says why: unreadable file, throwing closure, upstream).
+/// - `redirectedFrom` is present only for redirect hops.
+/// - Header objects have their names sorted; repeated names are joined with `", "`.
+public struct JournalEntry: Sendable, Hashable, Codable {
+    /// The request as it arrived.
+    public struct Request: Sendable, Hashable, Codable {
+        /// The method, uppercased.
+        public var method: String
+        /// The full URL.
+        public var url: String
+        /// The header lines, repeated names joined with `", "`.
+        public var headers: [String: String]
+        /// The body's size in bytes (0 without a body).
+        public var bodySize: Int
+
+        /// Creates a request summary.
+        public init(method: String, url: String, headers: [String: String], bodySize: Int) {
+            self.method = method
+            self.url = url
+            self.headers = headers
+            self.bodySize = bodySize
+        }
+    }
+
+    /// The response head that was sent, and how many body bytes followed it.
+    public struct Response: Sendable, Hashable, Codable {
+        /// The status code.
+        public var status: Int
+        /// The header lines, repeated names joined with `", "`.
+        public var headers: [String: String]
+        /// Body bytes actually sent.
+        public var bodySize: Int
+
+        /// Creates a response summary.
+        public init(status: Int, headers: [String: String], bodySize: Int) {
+            self.status = status
+            self.headers = headers
+            self.bodySize = bodySize
+        }
+    }
+
+    /// Sequential within the journal, from 1.
+    public var id: Int
+    /// When the request arrived (JSON: ISO 8601, UTC, milliseconds).
+    public var time: Date
+    /// The request.
+    public var request: Request
+    /// The stub that answered, or `nil` (JSON `null`).
+    public var stub: String?
+    /// The response head sent, if one was.
+    public var response: Response?
+    /// `completed`, `in-flight`, `fault`, `truncated`, `cancelled`, `unmatched` or `failed`.
+    public var outcome: String
+    /// The fault's stub-file name (`connection-reset`, ...) when `outcome` is `fault`.
+    public var fault: String?
+    /// Why rendering failed, when `outcome` is `failed`.
+    public var error: String?
+    /// From arrival to the last byte or the failure, in milliseconds (microsecond precision).
+    public var durationMs: Double
+    /// `inProcess`, `server` or `proxy`.
+    public var transport: String
+    /// The entry whose redirect led here.
+    public var redirectedFrom: Int?
+
+    /// Creates an entry from its parts (tests and tools; transports use ``init(_:)``).
+    public init(
+        id: Int, time: Date, request: Request, stub: String?, response: Response?, outcome: String,
+        fault: String? = nil, error: String? = nil, durationMs: Double, transport: String, redirectedFrom: Int? = nil
+    ) {
+        self.id = id
+        self.time = time
+        self.request = request
+        self.stub = stub
+        self.response = response
+        self.outcome = outcome
+        self.fault = fault
+        self.error = error
+        self.durationMs = durationMs
+        self.transport = transport
+        self.redirectedFrom = redirectedFrom
+    }
+
+    /// The entry for a journal interaction.
+    public init(_ interaction: Interaction) {
+        let request = interaction.request
+        self.id = interaction.id
+        self.time = interaction.startTime
+        self.request = Request(
+            method: request.method, url: request.url.absoluteString,
+            headers: request.headers.dictionary, bodySize: request.body?.count ?? 0
+        )
+        self.stub = interaction.stubName
+        self.response = interaction.status.map {
+            Response(status: $0, headers: interaction.responseHeaders.dictionary, bodySize: interaction.bodyBytesSent)
+        }
+        switch interaction.outcome {
+        case .inFlight: outcome = "in-flight"
+        case .completed: outcome = "completed"
+        case .fault(let fault):
+            outcome = "fault"
+            self.fault = fault.description
+        case .truncated: outcome = "truncated"
+        case .cancelled: outcome = "cancelled"
+        case .unmatched: outcome = "unmatched"
+        case .failed(let message):
+            outcome = "failed"
+            error = message
+        }
+        let (seconds, attoseconds) = interaction.duration.components
+        let microseconds = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+        self.durationMs = Double(microseconds) / 1000
+        self.transport = interaction.transport.rawValue
+        self.redirectedFrom = interaction.redirectedFrom
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, time, request, stub, response, outcome, fault, error, durationMs, transport, redirectedFrom
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Int.self, forKey: .id)
+        let text = try container.decode(String.self, forKey: .time)
+        guard let time = try? Self.timeStyle.parse(text) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .time, in: container, debugDescription: "'\(text)' is not an ISO 8601 time with milliseconds"
+            )
+        }
+        self.time = time
+        request = try container.decode(Request.self, forKey: .request)
+        stub = try container.decodeIfPresent(String.self, forKey: .stub)
+        response = try container.decodeIfPresent(Response.self, forKey: .response)
+        outcome = try container.decode(String.self, forKey: .outcome)
+        fault = try container.decodeIfPresent(String.self, forKey: .fault)
+        error = try container.decodeIfPresent(String.self, forKey: .error)
+        durationMs = try container.decode(Double.self, forKey: .durationMs)
+        transport = try container.decode(String.self, forKey: .transport)
+        redirectedFrom = try container.decodeIfPresent(Int.self, forKey: .redirectedFrom)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(Self.timeStyle.format(time), forKey: .time)
+        try container.encode(request, forKey: .request)
+        // `stub` is always present so that clients can tell "unmatched" from "not reported".
+        try container.encode(stub, forKey: .stub)
+        try container.encodeIfPresent(response, forKey: .response)
+        try container.encode(outcome, forKey: .outcome)
+        try container.encodeIfPresent(fault, forKey: .fault)
+        try container.encodeIfPresent(error, forKey: .error)
+        try container.encode(durationMs, forKey: .durationMs)
+        try container.encode(transport, forKey: .transport)
+        try container.encodeIfPresent(redirectedFrom, forKey: .redirectedFrom)
+    }
+
+    /// `2025-01-02T03:04:05.678Z`.
+    static let timeStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+}
