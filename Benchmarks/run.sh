@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Builds the Understudy benchmarks in release mode and runs them.
+#
+#   bash Benchmarks/run.sh              # everything (about a minute once built)
+#   bash Benchmarks/run.sh matching     # issue 2 only
+#   bash Benchmarks/run.sh images       # issue 3 only
+#   BENCH_ROUNDS_SCALE=0.2 bash Benchmarks/run.sh   # a quick, noisier look
+#
+# Exit status: 0 when every target is met, 1 when one is missed, 2 when a benchmark cannot run.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+# cwebp and dwebp, the tools we compare against, come from Debian/Ubuntu's `webp` package.
+if ! command -v dwebp >/dev/null 2>&1 || ! command -v cwebp >/dev/null 2>&1; then
+    sudo=""
+    if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+    echo "Installing webp (cwebp, dwebp)..."
+    $sudo apt-get update
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y webp
+fi
+
+swift build -c release --package-path Benchmarks
+bin="$(swift build -c release --package-path Benchmarks --show-bin-path)"
+
+# Also time our CLI as a process, but only a release build that already exists and has
+# `transcode`; building it here would slow every run, and a debug build would mislead.
+if [ -z "${UNDERSTUDY_CLI:-}" ] && [ -x .build/release/understudy ] \
+    && .build/release/understudy transcode --help >/dev/null 2>&1; then
+    export UNDERSTUDY_CLI="$root/.build/release/understudy"
+fi
+
+exec "$bin/UnderstudyBench" "$@"
