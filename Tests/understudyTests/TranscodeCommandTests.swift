@@ -1,0 +1,162 @@
+import Foundation
+import Understudy
+@testable import understudy
+import XCTest
+
+/// `understudy transcode IN OUT [--to png|webp] [--quality Q] [--lossless]`: the library job,
+/// the argument parsing, and the built binary.
+final class TranscodeCommandTests: XCTestCase {
+    private var base: URL!
+    private var source: RGBAImage!
+
+    override func setUpWithError() throws {
+        base = FileManager.default.temporaryDirectory.appendingPathComponent("understudy-transcode-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+        source = try ImageGenerator.photoLike(width: 40, height: 24, opaque: false)
+        try source.pngData().write(to: file("in.png"))
+        try source.webPLosslessData().write(to: file("in.webp"))
+        try source.pngData().prefix(70).write(to: file("cut.png"))
+        try Data([0xFF, 0xD8, 0xFF, 0xE0, 0, 16, 0x4A, 0x46]).write(to: file("photo.jpg"))
+        try Data("hello there".utf8).write(to: file("notes.png"))
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: base)
+    }
+
+    private func file(_ name: String) -> URL {
+        URL(fileURLWithPath: name, relativeTo: base)
+    }
+
+    private func job(_ input: String, _ output: String, to format: String? = nil, quality: Int? = nil, lossless: Bool = false) throws -> ImageFileTranscode {
+        try ImageFileTranscode(input: file(input), output: file(output), format: format, quality: quality, lossless: lossless)
+    }
+
+    private func failure(_ body: () throws -> Any) -> String? {
+        do {
+            _ = try body()
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    // MARK: - Library
+
+    func testTargetFromTheExtensionAndTheFlags() throws {
+        XCTAssertEqual(try job("in.webp", "out.png").target, .png)
+        XCTAssertEqual(try job("in.png", "out.WEBP").target, .webp(quality: 80))
+        XCTAssertEqual(try job("in.png", "out.webp", quality: 30).target, .webp(quality: 30))
+        XCTAssertEqual(try job("in.png", "out.webp", lossless: true).target, .webpLossless)
+        XCTAssertEqual(try job("in.png", "out.bin", to: "webp").target, .webp(quality: 80))
+        XCTAssertEqual(try job("in.webp", "out.webp", to: "PNG").target, .png, "--to wins over the extension")
+    }
+
+    func testWebPToPNGIsPixelExactAndReported() throws {
+        let report = try job("in.webp", "out.png").run()
+        let written = try Data(contentsOf: file("out.png"))
+        XCTAssertEqual(ImageKind.detect(written), .png)
+        XCTAssertEqual(try RGBAImage(decoding: written), source)
+        XCTAssertEqual(report.outputBytes, written.count)
+        XCTAssertEqual("\(report)", "out.png: PNG, 40x24, \(written.count) bytes (from WebP, \(report.inputBytes) bytes)")
+    }
+
+    func testPNGToLossyAndLosslessWebP() throws {
+        _ = try job("in.png", "lossy.webp", quality: 60).run()
+        XCTAssertEqual(try Data(contentsOf: file("lossy.webp")), try source.webPData(quality: 60))
+        _ = try job("in.png", "exact.webp", lossless: true).run()
+        XCTAssertEqual(try RGBAImage(decoding: Data(contentsOf: file("exact.webp"))), source)
+    }
+
+    func testUsageErrorsNameTheFlag() {
+        XCTAssertEqual(failure { try self.job("in.png", "out.jpg") },
+                       "OUT 'out.jpg' ends in '.jpg'; expected .png or .webp, or give --to png|webp")
+        XCTAssertEqual(failure { try self.job("in.png", "out") },
+                       "OUT 'out' has no extension; expected .png or .webp, or give --to png|webp")
+        XCTAssertEqual(failure { try self.job("in.png", "out.png", to: "gif") }, "--to: unknown format 'gif'; expected png or webp")
+        XCTAssertEqual(failure { try self.job("in.png", "out.webp", quality: 101) },
+                       "--quality 101 is out of range; expected an integer from 0 to 100")
+        XCTAssertEqual(failure { try self.job("in.webp", "out.png", quality: 50) }, "--quality applies only to WebP output; PNG is lossless")
+        XCTAssertEqual(failure { try self.job("in.webp", "out.png", lossless: true) },
+                       "--lossless applies only to WebP output; PNG is always lossless")
+        XCTAssertEqual(failure { try self.job("in.png", "out.webp", quality: 50, lossless: true) },
+                       "--quality and --lossless exclude each other; give one of them")
+    }
+
+    func testInputErrorsNameTheFile() {
+        XCTAssertEqual(failure { try self.job("absent.png", "out.webp").run() }, "cannot read IN 'absent.png': no such file")
+        XCTAssertEqual(failure { try self.job("cut.png", "out.webp").run() },
+                       "IN 'cut.png' cannot be decoded: truncated PNG: the data ends after 70 bytes, before the image is complete")
+        XCTAssertEqual(failure { try self.job("notes.png", "out.webp").run() },
+                       "IN 'notes.png' cannot be decoded: not an image: the data (11 bytes) starts with 68 65 6C 6C 6F 20 74 68, which is not the signature of PNG, WebP, JPEG or GIF")
+        XCTAssertEqual(failure { try self.job("photo.jpg", "out.png").run() },
+                       "IN 'photo.jpg' is not supported: JPEG decoding is not supported; only PNG and WebP images can be decoded or transcoded (convert the image to PNG or WebP)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file("out.webp").path), "nothing is written on failure")
+    }
+
+    func testArgumentParsing() throws {
+        let command = try UnderstudyCommand.Transcode.parse(["a.png", "b.bin", "--quality", "5", "--to", "webp"])
+        XCTAssertEqual(command.input, "a.png")
+        XCTAssertEqual(command.output, "b.bin")
+        XCTAssertEqual(command.format, "webp")
+        XCTAssertEqual(command.quality, 5)
+        XCTAssertFalse(command.lossless)
+        XCTAssertEqual(try command.job().target, .webp(quality: 5))
+        XCTAssertEqual(try UnderstudyCommand.Transcode.parse(["a.png", "b.webp", "--lossless"]).job().target, .webpLossless)
+        XCTAssertThrowsError(try UnderstudyCommand.Transcode.parse(["a.webp", "b.jpg"])) { error in
+            XCTAssertEqual(UnderstudyCommand.Transcode.message(for: error),
+                           "OUT 'b.jpg' ends in '.jpg'; expected .png or .webp, or give --to png|webp")
+        }
+        XCTAssertThrowsError(try UnderstudyCommand.Transcode.parse(["only-one.png"]))
+    }
+
+    // MARK: - The binary
+
+    private struct Run {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    private func run(_ arguments: [String]) throws -> Run {
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let candidates = [directory, Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
+            + Bundle.allBundles.map(\.bundleURL).filter { $0.pathExtension == "xctest" }.map { $0.deletingLastPathComponent() }
+        guard let executable = candidates.map({ $0.appendingPathComponent("understudy") })
+            .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) })
+        else {
+            XCTFail("no understudy executable")
+            throw CocoaError(.fileNoSuchFile)
+        }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = base
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                   stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    func testBinaryWritesTheFileAndPrintsWhatItWrote() throws {
+        let result = try run(["transcode", "in.webp", "out.png"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let written = try Data(contentsOf: file("out.png"))
+        XCTAssertEqual(try RGBAImage(decoding: written), source)
+        XCTAssertTrue(result.stdout.hasPrefix("out.png: PNG, 40x24, \(written.count) bytes (from WebP, "), result.stdout)
+    }
+
+    func testBinaryExits1ForACorruptInputAnd64ForABadFlag() throws {
+        let corrupt = try run(["transcode", "cut.png", "out.webp"])
+        XCTAssertEqual(corrupt.status, 1)
+        XCTAssertEqual(corrupt.stderr, "Error: IN 'cut.png' cannot be decoded: truncated PNG: the data ends after 70 bytes, before the image is complete\n")
+        let flag = try run(["transcode", "in.png", "out.webp", "--quality", "300"])
+        XCTAssertEqual(flag.status, 64)
+        XCTAssertTrue(flag.stderr.hasPrefix("Error: --quality 300 is out of range; expected an integer from 0 to 100\n"), flag.stderr)
+    }
+}
