@@ -1,0 +1,121 @@
+import Foundation
+import Understudy
+import XCTest
+
+/// The demo stubs in `Stubs/` (what `make serve` serves): their images are made by our own code,
+/// and every demo stub loads and answers as its name promises.
+///
+/// To remake the images: `UNDERSTUDY_WRITE_DEMO_IMAGES=1 swift test --filter ImageDemoStubsTests`.
+final class ImageDemoStubsTests: XCTestCase {
+    /// The repository's `Stubs/`, found from this file's path.
+    static let stubsDirectory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Stubs", isDirectory: true)
+
+    /// Each demo image: its file name and how it is made.
+    static func demoImages() throws -> [(name: String, image: RGBAImage, encode: (RGBAImage) throws -> Data, exact: Bool)] {
+        [
+            ("photo.webp", try ImageGenerator.photoLike(width: 320, height: 240, seed: 7), { try $0.webPData(quality: 80) }, false),
+            ("photo.png", try ImageGenerator.photoLike(width: 160, height: 120, seed: 11), { try $0.pngData() }, true),
+            ("badge.png", try ImageGenerator.photoLike(width: 96, height: 96, seed: 3, opaque: false), { try $0.pngData() }, true),
+        ]
+    }
+
+    func testDemoImagesAreOursAndSmall() throws {
+        let images = Self.stubsDirectory.appendingPathComponent("images")
+        let write = ProcessInfo.processInfo.environment["UNDERSTUDY_WRITE_DEMO_IMAGES"] == "1"
+        if write { try FileManager.default.createDirectory(at: images, withIntermediateDirectories: true) }
+        for demo in try Self.demoImages() {
+            let url = images.appendingPathComponent(demo.name)
+            if write { try demo.encode(demo.image).write(to: url) }
+            let data = try Data(contentsOf: url)
+            XCTAssertLessThan(data.count, 100_000, demo.name)
+            let decoded = try RGBAImage(decoding: data)
+            XCTAssertEqual(decoded.width, demo.image.width, demo.name)
+            XCTAssertEqual(decoded.height, demo.image.height, demo.name)
+            if demo.exact { XCTAssertEqual(decoded, demo.image, demo.name) }
+        }
+    }
+
+    func testEveryDemoStubLoadsAndAnswers() async throws {
+        let stubs = StubRegistry(transcoder: ImageTranscoder())
+        try stubs.load(from: Self.stubsDirectory)
+        let photoPNG = try Data(contentsOf: Self.stubsDirectory.appendingPathComponent("images/photo.png"))
+        let photoWebP = try RGBAImage(decoding: Data(contentsOf: Self.stubsDirectory.appendingPathComponent("images/photo.webp")))
+        let chromium = "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8"
+
+        // Each demo stub, the request that reaches it, and what it must answer.
+        struct Expectation {
+            var url: String
+            var accept: String?
+            var stub: String
+            var status = 200
+            var contentType: String?
+            var check: (PreparedResponse) throws -> Void = { _ in }
+        }
+        let expectations: [Expectation] = [
+            Expectation(url: "http://localhost/images/photo.png", stub: "canned-png", contentType: "image/png") {
+                XCTAssertEqual($0.body, photoPNG)
+            },
+            Expectation(url: "http://localhost/cats/1.webp", stub: "webp-as-png", contentType: "image/png") {
+                XCTAssertEqual(try RGBAImage(decoding: $0.body), photoWebP)
+            },
+            Expectation(url: "http://localhost/negotiated/photo", accept: chromium, stub: "negotiated", contentType: "image/webp") {
+                XCTAssertEqual($0.headers["Vary"], "Accept")
+            },
+            Expectation(url: "http://localhost/negotiated/photo", accept: "image/png", stub: "negotiated", contentType: "image/png") {
+                XCTAssertEqual(try RGBAImage(decoding: $0.body), photoWebP)
+            },
+            Expectation(url: "http://localhost/negotiated/photo", accept: "text/html", stub: "negotiated", status: 406,
+                        contentType: "text/plain; charset=utf-8"),
+            Expectation(url: "http://localhost/generated/checkerboard.png", stub: "generated-checkerboard", contentType: "image/png") {
+                XCTAssertEqual(try RGBAImage(decoding: $0.body), try ImageGenerator.generate(width: 256, height: 256, pattern: .checkerboard))
+            },
+            Expectation(url: "http://localhost/generated/gradient.webp", stub: "generated-gradient", contentType: "image/webp") {
+                XCTAssertEqual(try RGBAImage(decoding: $0.body).width, 320)
+            },
+            Expectation(url: "http://localhost/generated/solid.png", stub: "generated-solid", contentType: "image/png") {
+                XCTAssertEqual(Array(try RGBAImage(decoding: $0.body).pixels.prefix(4)), [0xFF, 0x88, 0x00, 0xFF])
+            },
+            Expectation(url: "http://localhost/transcoded/photo.png", stub: "transcoded-file", contentType: "image/png") {
+                XCTAssertEqual(try RGBAImage(decoding: $0.body), photoWebP)
+            },
+            Expectation(url: "http://localhost/images/badge.webp", stub: "png-as-lossless-webp", contentType: "image/webp") {
+                let badge = try RGBAImage(decoding: Data(contentsOf: Self.stubsDirectory.appendingPathComponent("images/badge.png")))
+                XCTAssertEqual(try RGBAImage(decoding: $0.body), badge)
+            },
+            Expectation(url: "http://localhost/old.png", stub: "redirect", status: 301) {
+                XCTAssertEqual($0.headers["Location"], "/images/photo.png")
+            },
+            Expectation(url: "http://localhost/gone.png", stub: "not-found", status: 404),
+            Expectation(url: "http://localhost/flaky/a.png", stub: "fault-reset") {
+                XCTAssertEqual($0.fault, .connectionReset)
+            },
+            Expectation(url: "http://localhost/slow.png", stub: "slow-edge", contentType: "image/png") {
+                XCTAssertEqual($0.bandwidth, .edge)
+                XCTAssertEqual($0.delay, .milliseconds(200))
+            },
+            Expectation(url: "http://localhost/truncated.png", stub: "truncated", contentType: "image/png") {
+                XCTAssertEqual($0.truncateAfter, 1024)
+            },
+        ]
+        for expectation in expectations {
+            let headers: HeaderFields = expectation.accept.map { ["Accept": $0] } ?? [:]
+            let response = try await stubs.answer(expectation.url, headers: headers)
+            let label = "\(expectation.url) \(expectation.accept ?? "")"
+            XCTAssertEqual(response.stubName, expectation.stub, label)
+            XCTAssertEqual(response.status, expectation.status, label)
+            if let type = expectation.contentType { XCTAssertEqual(response.headers["Content-Type"], type, label) }
+            try expectation.check(response)
+        }
+        let demoed = Set(expectations.map(\.stub))
+        let unexercised = stubs.stubs.map(\.name).filter { !demoed.contains($0) }
+        XCTAssertEqual(unexercised, [], "every demo stub has an expectation here")
+    }
+
+    func testCheckPassesOnTheDemoStubs() {
+        let check = StubFileCheck(paths: [Self.stubsDirectory])
+        XCTAssertEqual(check.errors, [])
+        XCTAssertTrue(check.isValid)
+    }
+}
