@@ -1,6 +1,9 @@
 /// A stub as the registry holds it: the stub plus its bookkeeping.
 final class StubEntry {
     let stub: Stub
+    /// Copied out of `stub` so the hot path reads them without touching the struct.
+    let matcher: RequestMatcher
+    let priority: Int
     /// Order of addition; among equal priorities the higher wins.
     let sequence: Int
     let pinned: PinnedValues
@@ -8,6 +11,8 @@ final class StubEntry {
 
     init(stub: Stub, sequence: Int) {
         self.stub = stub
+        self.matcher = stub.matcher
+        self.priority = stub.priority
         self.sequence = sequence
         self.pinned = stub.matcher.node.pinned
     }
@@ -17,8 +22,9 @@ final class StubEntry {
     }
 
     /// Whether this entry takes precedence over `other`: higher priority, then added later.
+    @inline(__always)
     func precedes(_ other: StubEntry) -> Bool {
-        stub.priority != other.stub.priority ? stub.priority > other.stub.priority : sequence > other.sequence
+        priority != other.priority ? priority > other.priority : sequence > other.sequence
     }
 
     /// The cheap pinned-value tests the index does not already guarantee.
@@ -29,68 +35,76 @@ final class StubEntry {
     }
 }
 
-/// Stubs bucketed by the host and extension they pin, so that a request is tested only
-/// against the stubs that could match it, in precedence order.
+/// Stubs bucketed by the host, extension and exact path they pin, so that a request is tested
+/// only against the few stubs that could match it.
 ///
-/// Host keys are an exact host, `*` plus a glob's suffix (`*.example.com`), or `nil` for stubs
-/// that pin no host; extension keys are an extension or `nil`. A request looks up its host,
-/// each glob suffix of it that some stub uses, and `nil`, crossed with its extension and `nil`:
-/// a handful of hash lookups whatever the number of stubs.
+/// Three levels, each keyed by a pinned value or `nil` for "any": host (exact hosts here, glob
+/// suffixes such as `.example.com` in `globs`), then extension, then exact path. A request
+/// visits its host, the glob suffixes of its host that some stub uses, and `nil`; in each, its
+/// extension and `nil`; in each of those, its path and `nil`: a few hash lookups whatever the
+/// number of stubs. Each bucket is sorted by precedence, so a bucket is scanned only until its
+/// first acceptable stub or until nothing in it can beat the best found so far.
 struct StubIndex {
-    private var buckets: [String?: [String?: [StubEntry]]] = [:]
-    private var globSuffixes: Set<String> = []
+    typealias PathBuckets = [String?: [StubEntry]]
+    typealias ExtensionBuckets = [String?: PathBuckets]
+
+    private var hosts: [String?: ExtensionBuckets] = [:]
+    private var globs: [Substring: ExtensionBuckets] = [:]
 
     init(entries: some Sequence<StubEntry>) {
         for entry in entries {
-            let hostKeys: [String?] = entry.pinned.hosts.map { $0.map { $0.isGlob ? "*" + $0.value : $0.value } } ?? [nil]
             let extensionKeys: [String?] = entry.pinned.extensions.map { $0.map { Optional($0) } } ?? [nil]
+            let pathKeys: [String?] = entry.pinned.paths.map { $0.map { Optional($0) } } ?? [nil]
+            let hostKeys: [HostPattern?] = entry.pinned.hosts.map { $0.map { Optional($0) } } ?? [nil]
             for host in hostKeys {
-                if let host, host.hasPrefix("*") { globSuffixes.insert(String(host.dropFirst())) }
                 for ext in extensionKeys {
-                    buckets[host, default: [:]][ext, default: []].append(entry)
+                    for path in pathKeys {
+                        if let host, host.isGlob {
+                            globs[Substring(host.value), default: [:]][ext, default: [:]][path, default: []].append(entry)
+                        } else {
+                            hosts[host?.value, default: [:]][ext, default: [:]][path, default: []].append(entry)
+                        }
+                    }
                 }
             }
         }
-        for (host, byExtension) in buckets {
-            for (ext, list) in byExtension {
-                buckets[host]![ext] = list.sorted { $0.precedes($1) }
-            }
-        }
+        hosts = hosts.mapValues(Self.sorted)
+        globs = globs.mapValues(Self.sorted)
     }
 
-    /// The first entry, in precedence order, that passes `accept`.
-    func first(for request: StubRequest, where accept: (StubEntry) -> Bool) -> StubEntry? {
-        var lists: [[StubEntry]] = []
-        lists.reserveCapacity(4)
-        func collect(_ hostKey: String?) {
-            guard let byExtension = buckets[hostKey] else { return }
-            if let list = byExtension[request.pathExtension] { lists.append(list) }
-            if let list = byExtension[nil] { lists.append(list) }
-        }
-        collect(request.host)
-        if !globSuffixes.isEmpty {
-            var suffix = Substring(request.host)
-            while let dot = suffix.dropFirst().firstIndex(of: ".") {
-                suffix = suffix[dot...]
-                if globSuffixes.contains(String(suffix)) { collect("*" + suffix) }
-            }
-        }
-        collect(nil)
+    private static func sorted(_ buckets: ExtensionBuckets) -> ExtensionBuckets {
+        buckets.mapValues { $0.mapValues { $0.sorted { $0.precedes($1) } } }
+    }
 
-        if lists.count == 1 {
-            return lists[0].first(where: accept)
-        }
-        // A k-way merge over the few lists, best head first, stopping at the first accepted.
-        var cursors = [Int](repeating: 0, count: lists.count)
-        while true {
-            var best = -1
-            for i in lists.indices where cursors[i] < lists[i].count {
-                if best < 0 || lists[i][cursors[i]].precedes(lists[best][cursors[best]]) { best = i }
+    /// The entry of highest precedence that passes `accept`.
+    func first(for request: StubRequest, where accept: (StubEntry) -> Bool) -> StubEntry? {
+        var best: StubEntry?
+        func scan(_ buckets: ExtensionBuckets?) {
+            guard let buckets else { return }
+            for ext in [request.pathExtension, nil] as [String?] {
+                guard let byPath = buckets[ext] else { continue }
+                for path in [request.path, nil] as [String?] {
+                    guard let list = byPath[path] else { continue }
+                    for entry in list {
+                        if let best, best.precedes(entry) { break }
+                        if accept(entry) {
+                            best = entry
+                            break
+                        }
+                    }
+                }
             }
-            guard best >= 0 else { return nil }
-            let entry = lists[best][cursors[best]]
-            cursors[best] += 1
-            if accept(entry) { return entry }
         }
+        scan(hosts[request.host])
+        if !globs.isEmpty {
+            let host = Substring(request.host)
+            var start = host.startIndex
+            while let dot = host[start...].firstIndex(of: ".") {
+                scan(globs[host[dot...]])
+                start = host.index(after: dot)
+            }
+        }
+        scan(hosts[nil])
+        return best
     }
 }

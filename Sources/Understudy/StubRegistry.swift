@@ -161,7 +161,7 @@ public final class StubRegistry: Sendable {
                 state.index = StubIndex(entries: state.entries.values)
             }
             guard let entry = state.index!.first(for: request, where: { entry in
-                !entry.isExhausted && entry.passesPrefilter(request) && entry.stub.matcher.matches(request)
+                !entry.isExhausted && entry.passesPrefilter(request) && entry.matcher.matches(request)
             }) else { return nil }
             entry.uses += 1
             let answer: Stub.Answer

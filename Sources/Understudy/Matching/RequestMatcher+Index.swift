@@ -7,6 +7,7 @@ struct PinnedValues: Sendable {
     var hosts: [HostPattern]?
     var extensions: Set<String>?
     var methods: Set<String>?
+    var paths: Set<String>?
 
     static let unpinned = PinnedValues()
 
@@ -17,7 +18,8 @@ struct PinnedValues: Sendable {
             // Two different host patterns in one conjunction: keep the first, still a superset.
             hosts: hosts ?? other.hosts,
             extensions: Self.intersect(extensions, other.extensions),
-            methods: Self.intersect(methods, other.methods)
+            methods: Self.intersect(methods, other.methods),
+            paths: Self.intersect(paths, other.paths)
         )
     }
 
@@ -27,7 +29,8 @@ struct PinnedValues: Sendable {
             schemes: Self.unite(schemes, other.schemes),
             hosts: hosts.flatMap { mine in other.hosts.map { mine + $0 } },
             extensions: Self.unite(extensions, other.extensions),
-            methods: Self.unite(methods, other.methods)
+            methods: Self.unite(methods, other.methods),
+            paths: Self.unite(paths, other.paths)
         )
     }
 
@@ -55,7 +58,7 @@ extension RequestMatcher.Node {
             return PinnedValues(extensions: [ext])
         case .path(let path):
             // An exact path pins the extension too.
-            return PinnedValues(extensions: [StubRequest.extensionOf(path: path)])
+            return PinnedValues(extensions: [StubRequest.extensionOf(path: path)], paths: [path])
         case .method(let method):
             return PinnedValues(methods: method == "GET" ? ["GET", "HEAD"] : [method])
         case .and(let nodes):
