@@ -34,7 +34,7 @@ final class SlotURLProtocol<Tag: SlotTag>: URLProtocol {
             return
         }
         #endif
-        let channel = ClientChannel(instance: self, queue: Self.workQueue(of: task), stopped: stopped)
+        let channel = ClientChannel(instance: self, task: task.map(UncheckedBox.init), queue: Self.workQueue(of: task), stopped: stopped)
         let loader = StubLoader(registry: registry, options: options, channel: channel)
         let request = self.request
         loading.withLock { task in
@@ -62,15 +62,10 @@ final class SlotURLProtocol<Tag: SlotTag>: URLProtocol {
     /// `Mirror`; if a future corelibs renames it, calls fall back to the caller's thread.
     private static func workQueue(of task: URLSessionTask?) -> DispatchQueue? {
         #if canImport(FoundationNetworking)
-        var mirror: Mirror? = task.map { Mirror(reflecting: $0) }
-        while let current = mirror {
-            if let queue = current.children.first(where: { $0.label == "workQueue" })?.value as? DispatchQueue {
-                return queue
-            }
-            mirror = current.superclassMirror
-        }
-        #endif
+        return task.flatMap { reflectedChild($0, "workQueue") as? DispatchQueue }
+        #else
         return nil
+        #endif
     }
 }
 
@@ -80,8 +75,18 @@ struct ClientChannel: @unchecked Sendable {
     // URLProtocol is not Sendable; it is only touched on `queue` (or, without one, by the
     // strictly sequential loader).
     let instance: URLProtocol
+    let task: UncheckedBox<URLSessionTask>?
     let queue: DispatchQueue?
     let stopped: LockedState<Bool>
+    /// Body bytes held back for tasks that take the body in one piece (see ``sendBody(_:)``).
+    private let held = LockedState<(decided: Bool, incremental: Bool, data: Data)>((false, false, Data()))
+
+    init(instance: URLProtocol, task: UncheckedBox<URLSessionTask>?, queue: DispatchQueue?, stopped: LockedState<Bool>) {
+        self.instance = instance
+        self.task = task
+        self.queue = queue
+        self.stopped = stopped
+    }
 
     /// Calls the client with `call` unless loading has stopped.
     func send(_ call: @escaping @Sendable (any URLProtocolClient, URLProtocol) -> Void) {
@@ -93,6 +98,70 @@ struct ClientChannel: @unchecked Sendable {
         }
         if let queue { queue.async(execute: work) } else { work() }
     }
+
+    /// Delivers a slice of the body.
+    ///
+    /// corelibs keeps only the last `didLoad` for tasks with a completion handler (and for the
+    /// async `data(for:)`), so those get the whole body in one call at the end; tasks whose
+    /// delegate receives data get each slice as it comes.
+    func sendBody(_ slice: Data) {
+        let held = held
+        let task = task
+        send { client, instance in
+            let incremental = held.withLock { state -> Bool in
+                if !state.decided {
+                    state.incremental = task.map { Self.deliversIncrementally($0.value) } ?? false
+                    state.decided = true
+                }
+                if !state.incremental { state.data.append(slice) }
+                return state.incremental
+            }
+            if incremental { client.urlProtocol(instance, didLoad: slice) }
+        }
+    }
+
+    /// Delivers any held-back body, then finishes.
+    func finish() {
+        let held = held
+        send { client, instance in
+            let rest = held.withLock { state -> Data in
+                defer { state.data = Data() }
+                return state.data
+            }
+            if !rest.isEmpty { client.urlProtocol(instance, didLoad: rest) }
+            client.urlProtocolDidFinishLoading(instance)
+        }
+    }
+
+    /// Whether corelibs hands this task's data to a delegate as it arrives: its task registry
+    /// says `callDelegate` rather than a completion handler. Read on the work queue, where corelibs
+    /// itself reads it; when reflection finds nothing the body is held back, which is correct for
+    /// every kind of task.
+    private static func deliversIncrementally(_ task: URLSessionTask) -> Bool {
+        #if canImport(FoundationNetworking)
+        guard let session = reflectedChild(task, "session"),
+              let registry = reflectedChild(session, "taskRegistry"),
+              let behaviours = reflectedChild(registry, "behaviours") as? [Int: Any],
+              let behaviour = behaviours[task.taskIdentifier]
+        else { return false }
+        return String(describing: behaviour) == "callDelegate"
+        #else
+        return true
+        #endif
+    }
+}
+
+/// A stored property found by reflection, looking through superclasses and unwrapping optionals.
+func reflectedChild(_ value: Any, _ label: String) -> Any? {
+    var mirror: Mirror? = Mirror(reflecting: value)
+    while let current = mirror {
+        if let found = current.children.first(where: { $0.label == label })?.value {
+            let inner = Mirror(reflecting: found)
+            return inner.displayStyle == .optional ? inner.children.first?.value : found
+        }
+        mirror = current.superclassMirror
+    }
+    return nil
 }
 
 /// Carries a non-Sendable reference across a queue hop whose ordering makes it safe.

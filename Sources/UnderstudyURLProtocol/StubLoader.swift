@@ -100,11 +100,10 @@ struct StubLoader: Sendable {
                 channel.send { $0.urlProtocol($1, didReceive: response, cacheStoragePolicy: .notAllowed) }
             case .sendBody(let range):
                 sent += range.count
-                let slice = prepared.body.subdata(in: range)
-                channel.send { $0.urlProtocol($1, didLoad: slice) }
+                channel.sendBody(prepared.body.subdata(in: range))
             case .finish:
                 finish(id, prepared, sent: sent, outcome: failure.map { .failed($0) } ?? .completed, transport: transport)
-                channel.send { $0.urlProtocolDidFinishLoading($1) }
+                channel.finish()
             case .abort:
                 finish(id, prepared, sent: sent, outcome: .truncated(bytes: sent))
                 fail(URLError(.networkConnectionLost, description: "Understudy truncated the body after \(sent) of \(prepared.body.count) bytes (stub \"\(prepared.stubName ?? "")\")"))
