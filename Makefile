@@ -1,14 +1,17 @@
 # Understudy: every set-up step a fresh machine needs is here (see README).
 SWIFT ?= swift
 VENV := .venv
-APT_UPDATED := .build-apt-updated
 
-.PHONY: test build deps test-deps bench check clean
+.PHONY: test serve build deps test-deps bench check clean
 
 ## test: build and run the whole test suite (installs what the tests need when missing).
 test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+## serve: serve the demo stubs in Stubs/ on http://127.0.0.1:8080 (origin and forward proxy).
+serve: deps
+	$(SWIFT) run understudy serve Stubs --port 8080
 
 ## build: build the package.
 build: deps
@@ -31,9 +34,9 @@ deps:
 
 # What the tests use as independent references: cwebp/dwebp/img2webp, pngcheck, Pillow.
 test-deps: deps
-	@if ! command -v cwebp >/dev/null 2>&1 || ! command -v dwebp >/dev/null 2>&1 || ! command -v img2webp >/dev/null 2>&1 || ! command -v pngcheck >/dev/null 2>&1; then \
-		echo "Installing webp pngcheck"; \
-		apt-get update && apt-get install -y webp pngcheck; \
+	@if ! command -v cwebp >/dev/null 2>&1 || ! command -v dwebp >/dev/null 2>&1 || ! command -v img2webp >/dev/null 2>&1 || ! command -v pngcheck >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then \
+		echo "Installing webp pngcheck curl"; \
+		apt-get update && apt-get install -y webp pngcheck curl; \
 	fi
 	@if ! $(VENV)/bin/python -c "import PIL" >/dev/null 2>&1; then \
 		echo "Creating $(VENV) with Pillow"; \

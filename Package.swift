@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "UnderstudyImages", targets: ["UnderstudyImages"]),
         .library(name: "UnderstudyURLProtocol", targets: ["UnderstudyURLProtocol"]),
         .library(name: "UnderstudyXCTest", targets: ["UnderstudyXCTest"]),
+        .library(name: "UnderstudyServer", targets: ["UnderstudyServer"]),
         .executable(name: "understudy", targets: ["understudy"]),
     ],
     dependencies: [
@@ -16,6 +17,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // MARK: C libraries (imported by UnderstudyImages only)
@@ -49,11 +52,22 @@ let package = Package(
         ),
         .target(name: "UnderstudyURLProtocol", dependencies: ["Understudy"]),
         .target(name: "UnderstudyXCTest", dependencies: ["Understudy", "UnderstudyURLProtocol"]),
+        .target(
+            name: "UnderstudyServer",
+            dependencies: [
+                "Understudy",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
         .executableTarget(
             name: "understudy",
             dependencies: [
                 "Understudy",
                 "UnderstudyImages",
+                "UnderstudyServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -68,6 +82,19 @@ let package = Package(
         .testTarget(
             name: "UnderstudyXCTestTests",
             dependencies: ["Understudy", "UnderstudyURLProtocol", "UnderstudyXCTest"]
+        ),
+        .testTarget(
+            name: "UnderstudyServerTests",
+            dependencies: [
+                "Understudy",
+                "UnderstudyServer",
+                "UnderstudyURLProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
         ),
         .testTarget(name: "understudyTests", dependencies: ["understudy", "Understudy"]),
     ],

@@ -1,0 +1,170 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Understudy
+
+/// The stub registry on real sockets: an HTTP/1.1 origin server and forward proxy.
+///
+/// ```swift
+/// let stubs = StubRegistry()
+/// stubs.stub(.path("/cat.png"), response: .file(catPNG))
+/// let server = try await StubServer.start(serving: stubs)   // 127.0.0.1, a free port
+/// // point any client at server.baseURL, or use it as an http_proxy
+/// try await server.stop()
+/// ```
+///
+/// Keep-alive, pipelining and HEAD work; request bodies over ``Configuration/maxBodySize`` get
+/// 413 and a close; `CONNECT` gets 501; unmatched requests get 404 with the near-miss report,
+/// or are forwarded to ``Configuration/proxyUnmatched``.
+public final class StubServer: Sendable {
+    /// Server settings.
+    public struct Configuration: Sendable {
+        /// The largest request body accepted, inclusive (default 10 MiB).
+        public var maxBodySize: Int
+        /// Where unmatched requests go instead of a 404 (journaled as `.proxy`).
+        public var proxyUnmatched: URL?
+        /// The bearer token the admin API requires; `nil` for none (loopback binds only).
+        public var adminToken: String?
+        /// Receives each finished interaction, e.g. to print a log line.
+        public var onInteraction: (@Sendable (Interaction) -> Void)?
+
+        /// Creates a configuration.
+        public init(
+            maxBodySize: Int = 10 * 1024 * 1024, proxyUnmatched: URL? = nil, adminToken: String? = nil,
+            onInteraction: (@Sendable (Interaction) -> Void)? = nil
+        ) {
+            self.maxBodySize = maxBodySize
+            self.proxyUnmatched = proxyUnmatched
+            self.adminToken = adminToken
+            self.onInteraction = onInteraction
+        }
+    }
+
+    /// Why the server would not start.
+    public struct StartError: Error, Sendable, CustomStringConvertible {
+        /// What was wrong.
+        public let description: String
+    }
+
+    /// `http://HOST:PORT`, with the port actually bound.
+    public let baseURL: URL
+    /// The stubs it serves.
+    public let registry: StubRegistry
+    /// The bound port.
+    public let port: Int
+
+    private let serverChannel: any Channel
+    private let shared: ServerShared
+
+    private init(baseURL: URL, registry: StubRegistry, port: Int, serverChannel: any Channel, shared: ServerShared) {
+        self.baseURL = baseURL
+        self.registry = registry
+        self.port = port
+        self.serverChannel = serverChannel
+        self.shared = shared
+    }
+
+    /// Starts serving `registry`.
+    /// - Parameters:
+    ///   - registry: the stubs.
+    ///   - host: the address to bind (default loopback). A non-loopback host needs an admin token.
+    ///   - port: the port; 0 picks a free one (read it back from ``port``).
+    ///   - configuration: limits, proxying and the admin token.
+    public static func start(
+        serving registry: StubRegistry, host: String = "127.0.0.1", port: Int = 0,
+        configuration: Configuration = Configuration()
+    ) async throws -> StubServer {
+        if configuration.adminToken == nil, !isLoopback(host) {
+            throw StartError(description: "binding \(host) exposes the admin API beyond this machine; pass an admin token (--admin-token) to bind a non-loopback host")
+        }
+        let shared = ServerShared(registry: registry, configuration: configuration, scheme: "http")
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.maxMessagesPerRead, value: 16)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(
+                        withPipeliningAssistance: true,
+                        withErrorHandling: true
+                    )
+                    try channel.pipeline.syncOperations.addHandler(StubHTTPHandler(shared: shared))
+                    shared.track(channel)
+                }
+            }
+        let channel: any Channel
+        do {
+            channel = try await bootstrap.bind(host: host, port: port).get()
+        } catch {
+            throw StartError(description: "cannot listen on \(host):\(port): \(error)")
+        }
+        let boundPort = channel.localAddress?.port ?? port
+        let urlHost = host.contains(":") ? "[\(host)]" : host
+        shared.setListener(host: urlHost, port: boundPort)
+        return StubServer(
+            baseURL: URL(string: "http://\(urlHost):\(boundPort)")!,
+            registry: registry, port: boundPort, serverChannel: channel, shared: shared
+        )
+    }
+
+    /// Stops accepting, closes every connection (held `no-response` ones too) and waits.
+    public func stop() async throws {
+        try? await serverChannel.close()
+        await shared.closeAll()
+        try? await shared.upstream.shutdown()
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+}
+
+/// What every connection's handler shares: the registry, settings, upstream client and the
+/// set of open connections (so `stop()` can close them).
+final class ServerShared: Sendable {
+    let registry: StubRegistry
+    let configuration: StubServer.Configuration
+    let scheme: String
+    let upstream = HTTPClientUpstream()
+    let admin: AdminAPI
+    private let state = LockedState<(channels: [ObjectIdentifier: any Channel], host: String, port: Int)>(([:], "127.0.0.1", 0))
+
+    init(registry: StubRegistry, configuration: StubServer.Configuration, scheme: String) {
+        self.registry = registry
+        self.configuration = configuration
+        self.scheme = scheme
+        self.admin = AdminAPI(registry: registry, token: configuration.adminToken)
+    }
+
+    var renderContext: RenderContext {
+        RenderContext(upstream: upstream)
+    }
+
+    var listener: (host: String, port: Int) {
+        state.withLock { ($0.host, $0.port) }
+    }
+
+    func setListener(host: String, port: Int) {
+        state.withLock {
+            $0.host = host
+            $0.port = port
+        }
+    }
+
+    func track(_ channel: any Channel) {
+        let key = ObjectIdentifier(channel)
+        state.withLock { $0.channels[key] = channel }
+        channel.closeFuture.whenComplete { [weak self] _ in
+            self?.state.withLock { _ = $0.channels.removeValue(forKey: key) }
+        }
+    }
+
+    func closeAll() async {
+        let channels = state.withLock { Array($0.channels.values) }
+        for channel in channels {
+            try? await channel.close()
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import Understudy
+
+/// What a fault does to a connection, as steps the server carries out: the wire half of the
+/// delivery state machine, free of sockets so it can be tested on its own.
+public enum WireAction: Sendable, Hashable {
+    /// Write these bytes as they are, outside HTTP framing.
+    case writeRaw(Data)
+    /// Close the connection; with `reset`, abortively (SO_LINGER 0, so the peer sees a TCP RST).
+    case close(reset: Bool)
+    /// Send nothing and keep the connection open until the client leaves or the server stops.
+    case hold
+}
+
+extension Fault {
+    /// The wire steps that produce this fault for a response from stub `stubName`.
+    /// - Parameter randomBytes: the garbage `random-data-then-close` sends (injected for tests).
+    public func wireActions(stubName: String?, randomBytes: Data = Fault.randomGarbage()) -> [WireAction] {
+        switch self {
+        case .connectionReset, .urlError:
+            return [.close(reset: true)]
+        case .emptyResponse:
+            return [.close(reset: false)]
+        case .malformedChunk:
+            var head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n"
+            if let stubName { head += "X-Understudy-Stub: \(stubName)\r\n" }
+            head += "\r\n"
+            // A chunk-size line must be hexadecimal digits: this one is not.
+            let chunk = "zz\r\nthis is not chunked framing\r\n"
+            return [.writeRaw(Data((head + chunk).utf8)), .close(reset: false)]
+        case .randomDataThenClose:
+            return [.writeRaw(randomBytes), .close(reset: false)]
+        case .noResponse:
+            return [.hold]
+        }
+    }
+
+    /// 256 random bytes that do not start like an HTTP status line.
+    public static func randomGarbage() -> Data {
+        var bytes = (0..<256).map { _ in UInt8.random(in: 0...255) }
+        bytes[0] = 0xFF
+        return Data(bytes)
+    }
+}

@@ -1,0 +1,122 @@
+import ArgumentParser
+import Foundation
+import Understudy
+import UnderstudyServer
+
+extension UnderstudyCommand {
+    /// `understudy serve [DIR ...]`: the stub server, as an origin and a forward proxy.
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Serve stub directories over HTTP (origin server and forward proxy).",
+            discussion: "Prints one ready line; SIGINT or SIGTERM stops it cleanly (exit 0)."
+        )
+
+        @Argument(help: "Stub directories or files (default: Stubs).")
+        var directories: [String] = []
+
+        @Option(help: "The address to listen on; a non-loopback address needs --admin-token.")
+        var host = "127.0.0.1"
+
+        @Option(help: "The port; 0 picks a free one.")
+        var port = 8080
+
+        @Option(name: .customLong("proxy-unmatched"), help: "Forward unmatched requests to this URL instead of answering 404.")
+        var proxyUnmatched: String?
+
+        @Option(name: .customLong("journal-limit"), help: "Journal entries kept; older ones are dropped and counted.")
+        var journalLimit = 100_000
+
+        @Option(name: .customLong("max-body"), help: "The largest request body accepted, in bytes.")
+        var maxBody = 10 * 1024 * 1024
+
+        @Option(name: .customLong("admin-token"), help: "The bearer token the admin API requires.")
+        var adminToken: String?
+
+        @Option(help: "Request log: text, json or quiet.")
+        var log: ServeLogFormat = .text
+
+        func validate() throws {
+            if let proxyUnmatched, URL(string: proxyUnmatched)?.host == nil {
+                throw ValidationError("--proxy-unmatched '\(proxyUnmatched)' is not an absolute URL; expected something like http://127.0.0.1:8081")
+            }
+            guard (0...65_535).contains(port) else {
+                throw ValidationError("--port \(port) is out of range; expected 0 to 65535")
+            }
+            guard journalLimit >= 1 else { throw ValidationError("--journal-limit must be at least 1, not \(journalLimit)") }
+            guard maxBody >= 0 else { throw ValidationError("--max-body must be 0 or more bytes, not \(maxBody)") }
+        }
+
+        func run() async throws {
+            let sources = directories.isEmpty ? ["Stubs"] : directories
+            let registry = StubRegistry(journalLimit: journalLimit)
+            for source in sources {
+                do {
+                    try registry.load(from: URL(fileURLWithPath: source))
+                } catch {
+                    FileHandle.standardError.write(Data("\(error)\n".utf8))
+                    throw ExitCode(2)
+                }
+            }
+            let writer = ServeLogWriter(format: log)
+            let configuration = StubServer.Configuration(
+                maxBodySize: maxBody,
+                proxyUnmatched: proxyUnmatched.flatMap(URL.init(string:)),
+                adminToken: adminToken,
+                onInteraction: { writer.write($0, journal: registry.journal) }
+            )
+            let server: StubServer
+            do {
+                server = try await StubServer.start(serving: registry, host: host, port: port, configuration: configuration)
+            } catch {
+                FileHandle.standardError.write(Data("\(error)\n".utf8))
+                throw ExitCode(1)
+            }
+            let ready = "Understudy listening on \(server.baseURL.absoluteString) (\(registry.stubs.count) stubs from \(sources.joined(separator: ", ")))\n"
+            FileHandle.standardOutput.write(Data(ready.utf8))
+            await waitForTerminationSignal()
+            try await server.stop()
+        }
+    }
+}
+
+/// The `--log` choices.
+enum ServeLogFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json, quiet
+}
+
+/// Suspends until SIGINT or SIGTERM arrives.
+func waitForTerminationSignal() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let once = SignalLatch(continuation)
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { once.fire() }
+            source.resume()
+            once.keep(source)
+        }
+    }
+}
+
+/// Resumes a continuation once, however many signals arrive; keeps the signal sources alive.
+final class SignalLatch: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<Void, Never>?
+    private var sources: [any DispatchSourceSignal] = []
+
+    init(_ continuation: CheckedContinuation<Void, Never>) {
+        self.continuation = continuation
+    }
+
+    func keep(_ source: any DispatchSourceSignal) {
+        lock.withLock { sources.append(source) }
+    }
+
+    func fire() {
+        let pending = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+            defer { continuation = nil }
+            return continuation
+        }
+        pending?.resume()
+    }
+}
