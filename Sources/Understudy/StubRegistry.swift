@@ -210,13 +210,34 @@ public final class StubRegistry: Sendable {
         case unmatched([NearMiss])
     }
 
-    /// Matches `request`, runs the answer and renders it: what every transport does first.
-    public func resolve(_ request: StubRequest, context: RenderContext) async -> Resolution {
+    /// What ``resolveImmediately(_:)`` could settle without suspending.
+    public enum ImmediateResolution: Sendable {
+        /// Settled: no closure, upstream or codec was involved.
+        case resolved(Resolution)
+        /// A stub matched (its use counted) but its answer needs ``finish(_:for:context:)``.
+        case pending(Match)
+    }
+
+    /// Matches `request` and renders canned answers on the spot, so a transport can answer them
+    /// without a hop to another task; closures, forwards and images come back `.pending`.
+    public func resolveImmediately(_ request: StubRequest) -> ImmediateResolution {
+        guard let match = match(request) else {
+            return .resolved(.unmatched(nearMisses(for: request)))
+        }
+        guard case .response(let response) = match.answer, response.rendersImmediately else {
+            return .pending(match)
+        }
+        do {
+            return .resolved(.response(try response.renderImmediately(for: request, stubName: match.stubName)!))
+        } catch {
+            return .resolved(failure(error, stubName: match.stubName))
+        }
+    }
+
+    /// Runs a matched stub's answer and renders it.
+    public func finish(_ match: Match, for request: StubRequest, context: RenderContext) async -> Resolution {
         var context = context
         if context.transcoder == nil { context.transcoder = transcoder }
-        guard let match = match(request) else {
-            return .unmatched(nearMisses(for: request))
-        }
         do {
             let response: StubResponse
             switch match.answer {
@@ -230,13 +251,28 @@ public final class StubRegistry: Sendable {
             }
             return .response(try await response.render(for: request, stubName: match.stubName, context: context))
         } catch {
-            let status = (error as? RenderError)?.status ?? 500
-            let message = (error as? RenderError)?.message ?? "stub \"\(match.stubName)\" failed: \(error)"
-            var headers: HeaderFields = ["Content-Type": "text/plain; charset=utf-8"]
-            headers["X-Understudy-Stub"] = match.stubName
-            let body = Data(message.utf8)
-            headers["Content-Length"] = String(body.count)
-            return .failed(PreparedResponse(status: status, headers: headers, body: body, stubName: match.stubName), message: message)
+            return failure(error, stubName: match.stubName)
         }
+    }
+
+    /// Matches `request`, runs the answer and renders it: what every transport does first.
+    public func resolve(_ request: StubRequest, context: RenderContext) async -> Resolution {
+        switch resolveImmediately(request) {
+        case .resolved(let resolution):
+            return resolution
+        case .pending(let match):
+            return await finish(match, for: request, context: context)
+        }
+    }
+
+    /// The 500 (or 502 upstream) a failed stub answers with, its body saying why.
+    private func failure(_ error: any Error, stubName: String) -> Resolution {
+        let status = (error as? RenderError)?.status ?? 500
+        let message = (error as? RenderError)?.message ?? "stub \"\(stubName)\" failed: \(error)"
+        var headers: HeaderFields = ["Content-Type": "text/plain; charset=utf-8"]
+        headers["X-Understudy-Stub"] = stubName
+        let body = Data(message.utf8)
+        headers["Content-Length"] = String(body.count)
+        return .failed(PreparedResponse(status: status, headers: headers, body: body, stubName: stubName), message: message)
     }
 }

@@ -136,13 +136,28 @@ final class StubHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
                 request: request, journalID: id, keepAlive: false, version: head.version, outcome: .completed, nearMisses: []
             ), context: context)
         }
+        let keepAlive = head.isKeepAlive
+        let version = head.version
+        // Canned answers are rendered right here on the event loop; only closures, forwards,
+        // images and proxying hop to a task.
+        let pendingMatch: StubRegistry.Match?
+        switch shared.registry.resolveImmediately(request) {
+        case .resolved(.unmatched) where shared.configuration.proxyUnmatched != nil:
+            pendingMatch = nil
+        case .resolved(let resolution):
+            return start(Self.delivery(for: resolution, request: request, id: id, keepAlive: keepAlive, version: version), context: context)
+        case .pending(let match):
+            pendingMatch = match
+        }
         let shared = self.shared
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
         let promise = context.eventLoop.makePromise(of: Delivery.self)
-        let keepAlive = head.isKeepAlive
-        let version = head.version
         promise.completeWithTask {
-            await Self.resolve(request, id: id, keepAlive: keepAlive, version: version, shared: shared)
+            guard let pendingMatch else {
+                return await Self.proxy(request, id: id, keepAlive: keepAlive, version: version, shared: shared)
+            }
+            let resolution = await shared.registry.finish(pendingMatch, for: request, context: shared.renderContext)
+            return Self.delivery(for: resolution, request: request, id: id, keepAlive: keepAlive, version: version)
         }
         promise.futureResult.whenSuccess { delivery in
             guard let context = handler.value.context else {
@@ -150,6 +165,46 @@ final class StubHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
                 return journal.finish(id, with: InteractionResult(stubName: delivery.prepared.stubName, status: nil, outcome: .cancelled))
             }
             handler.value.start(delivery, context: context)
+        }
+    }
+
+    /// An unmatched request passed to `--proxy-unmatched`.
+    private static func proxy(_ request: StubRequest, id: Int, keepAlive: Bool, version: HTTPVersion, shared: ServerShared) async -> Delivery {
+        let nearMisses = shared.registry.nearMisses(for: request)
+        let prepared: PreparedResponse
+        let outcome: Interaction.Outcome
+        do {
+            prepared = try await StubResponse.forward(to: shared.configuration.proxyUnmatched)
+                .render(for: request, stubName: nil, context: shared.renderContext)
+            outcome = .completed
+        } catch {
+            prepared = textResponse(502, "\(error)\n")
+            outcome = .failed("\(error)")
+        }
+        return Delivery(
+            plan: prepared.deliveryPlan(method: request.method), prepared: prepared, request: request, journalID: id,
+            keepAlive: keepAlive, version: version, outcome: outcome, transport: .proxy, nearMisses: nearMisses
+        )
+    }
+
+    /// How a resolution is delivered: the stub's response, its failure, or the 404 report.
+    private static func delivery(
+        for resolution: StubRegistry.Resolution, request: StubRequest, id: Int, keepAlive: Bool, version: HTTPVersion
+    ) -> Delivery {
+        func delivery(_ prepared: PreparedResponse, outcome: Interaction.Outcome, transport: Interaction.Transport? = nil, nearMisses: [NearMiss] = []) -> Delivery {
+            Delivery(
+                plan: prepared.deliveryPlan(method: request.method), prepared: prepared, request: request, journalID: id,
+                keepAlive: keepAlive, version: version, outcome: outcome, transport: transport, nearMisses: nearMisses
+            )
+        }
+        switch resolution {
+        case .response(let prepared):
+            return delivery(prepared, outcome: prepared.truncateAfter.map { .truncated(bytes: $0) } ?? .completed)
+        case .failed(let prepared, let message):
+            return delivery(prepared, outcome: .failed(message))
+        case .unmatched(let nearMisses):
+            let report = NearMiss.report(for: request, nearMisses: nearMisses) + "\n"
+            return delivery(textResponse(404, report), outcome: .unmatched, nearMisses: nearMisses)
         }
     }
 
@@ -183,35 +238,6 @@ final class StubHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             context.writeAndFlush(handler.value.wrapOutboundOut(.end(nil))).whenComplete { _ in
                 if !keepAlive { channel.close(promise: nil) }
             }
-        }
-    }
-
-    /// Matches, renders, and for unmatched requests builds the 404 or forwards upstream.
-    private static func resolve(_ request: StubRequest, id: Int, keepAlive: Bool, version: HTTPVersion, shared: ServerShared) async -> Delivery {
-        func delivery(_ prepared: PreparedResponse, outcome: Interaction.Outcome, transport: Interaction.Transport? = nil, nearMisses: [NearMiss] = []) -> Delivery {
-            Delivery(
-                plan: prepared.deliveryPlan(method: request.method), prepared: prepared, request: request, journalID: id,
-                keepAlive: keepAlive, version: version, outcome: outcome, transport: transport, nearMisses: nearMisses
-            )
-        }
-        switch await shared.registry.resolve(request, context: shared.renderContext) {
-        case .response(let prepared):
-            return delivery(prepared, outcome: prepared.truncateAfter.map { .truncated(bytes: $0) } ?? .completed)
-        case .failed(let prepared, let message):
-            return delivery(prepared, outcome: .failed(message))
-        case .unmatched(let nearMisses):
-            guard let upstreamBase = shared.configuration.proxyUnmatched else {
-                let report = NearMiss.report(for: request, nearMisses: nearMisses) + "\n"
-                return delivery(textResponse(404, report), outcome: .unmatched, nearMisses: nearMisses)
-            }
-            let prepared: PreparedResponse
-            do {
-                prepared = try await StubResponse.forward(to: upstreamBase)
-                    .render(for: request, stubName: nil, context: shared.renderContext)
-            } catch {
-                return delivery(textResponse(502, "\(error)\n"), outcome: .failed("\(error)"), transport: .proxy, nearMisses: nearMisses)
-            }
-            return delivery(prepared, outcome: .completed, transport: .proxy, nearMisses: nearMisses)
         }
     }
 

@@ -61,20 +61,31 @@ public struct RenderError: Error, Sendable, CustomStringConvertible {
 }
 
 extension StubResponse {
+    /// Whether rendering needs to wait for something: an upstream, a codec, nothing else.
+    public var rendersImmediately: Bool {
+        guard transcode == nil else { return false }
+        switch body {
+        case .image, .forward: return false
+        default: return true
+        }
+    }
+
     /// Turns this response into bytes and timing for `request`.
     /// - Parameters:
     ///   - request: the request being answered.
     ///   - stubName: the answering stub's name, sent as `X-Understudy-Stub`.
-    ///   - context: the transport's upstream fetcher.
+    ///   - context: the transport's upstream fetcher and transcoder.
     public func render(for request: StubRequest, stubName: String?, context: RenderContext) async throws -> PreparedResponse {
+        if let immediate = try renderImmediately(for: request, stubName: stubName) {
+            return immediate
+        }
         var status = statusCode
         var headers: HeaderFields = [:]
         var bodyData = Data()
-        var fault: Fault?
 
         switch body {
-        case .empty:
-            break
+        case .empty, .json, .redirect, .failure:
+            preconditionFailure("rendered immediately")
         case .data(let data, let contentType):
             bodyData = data
             headers["Content-Type"] = contentType ?? MediaType.sniff(data) ?? "application/octet-stream"
@@ -85,24 +96,13 @@ extension StubResponse {
         case .image(let source, let format):
             let answer = try await Self.renderImage(source, as: format, for: request, context: context)
             answer.apply(status: &status, headers: &headers, body: &bodyData)
-        case .json(let json):
-            bodyData = json.encoded
-            headers["Content-Type"] = "application/json"
         case .file(let url):
-            do {
-                bodyData = try Data(contentsOf: url)
-            } catch {
-                throw RenderError("cannot read file \(url.path): \((error as NSError).localizedDescription)")
-            }
+            bodyData = try Self.read(url)
             headers["Content-Type"] = MediaType.forFile(url, data: bodyData)
             if let transcode {
                 let answer = try await Self.transcodeCanned(bodyData, described: "file \(url.path)", to: transcode, for: request, context: context)
                 answer.apply(status: &status, headers: &headers, body: &bodyData)
             }
-        case .redirect(let location):
-            headers["Location"] = location
-        case .failure(let injected):
-            fault = injected
         case .forward(let base):
             guard let upstream = context.upstream else {
                 throw RenderError(status: 502, "forward: this transport has no upstream client")
@@ -126,10 +126,52 @@ extension StubResponse {
                 converted?.apply(status: &status, headers: &headers, body: &bodyData)
             }
         }
+        return prepared(status: status, headers: headers, body: bodyData, fault: nil, stubName: stubName)
+    }
 
+    /// Renders without suspending when nothing needs waiting for (see ``rendersImmediately``),
+    /// so a transport can answer canned responses on the spot; `nil` otherwise.
+    public func renderImmediately(for request: StubRequest, stubName: String?) throws -> PreparedResponse? {
+        guard rendersImmediately else { return nil }
+        var headers: HeaderFields = [:]
+        var bodyData = Data()
+        var fault: Fault?
+        switch body {
+        case .empty:
+            break
+        case .data(let data, let contentType):
+            bodyData = data
+            headers["Content-Type"] = contentType ?? MediaType.sniff(data) ?? "application/octet-stream"
+        case .json(let json):
+            bodyData = json.encoded
+            headers["Content-Type"] = "application/json"
+        case .file(let url):
+            bodyData = try Self.read(url)
+            headers["Content-Type"] = MediaType.forFile(url, data: bodyData)
+        case .redirect(let location):
+            headers["Location"] = location
+        case .failure(let injected):
+            fault = injected
+        case .image, .forward:
+            return nil
+        }
+        return prepared(status: statusCode, headers: headers, body: bodyData, fault: fault, stubName: stubName)
+    }
+
+    private static func read(_ url: URL) throws -> Data {
+        do {
+            return try FileCache.shared.contents(of: url)
+        } catch {
+            throw RenderError("cannot read file \(url.path): \((error as NSError).localizedDescription)")
+        }
+    }
+
+    /// The stub's own headers over ours, the framing headers, the delay drawn.
+    private func prepared(status: Int, headers base: HeaderFields, body: Data, fault: Fault?, stubName: String?) -> PreparedResponse {
+        var headers = base
         headers.merge(self.headers)
         if headers["Content-Length"] == nil {
-            headers["Content-Length"] = String(bodyData.count)
+            headers["Content-Length"] = String(body.count)
         }
         if let stubName {
             headers["X-Understudy-Stub"] = stubName
@@ -137,7 +179,7 @@ extension StubResponse {
         return PreparedResponse(
             status: status,
             headers: headers,
-            body: bodyData,
+            body: body,
             delay: delay?.sample() ?? .zero,
             bandwidth: bandwidth,
             truncateAfter: truncateAfter,
