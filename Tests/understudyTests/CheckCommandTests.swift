@@ -76,26 +76,9 @@ final class CheckCommandTests: XCTestCase {
         let stderr: String
     }
 
-    /// The `understudy` executable that `swift test` built beside the test bundle.
-    private func executable() throws -> URL {
-        var directories = [
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
-            Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent(),
-        ]
-        // On Apple platforms the tests run inside xctest; the bundle sits in the products directory.
-        directories += Bundle.allBundles.map(\.bundleURL).filter { $0.pathExtension == "xctest" }
-            .map { $0.deletingLastPathComponent() }
-        for directory in directories {
-            let candidate = directory.appendingPathComponent("understudy")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        }
-        XCTFail("no understudy executable in \(directories.map(\.path))")
-        throw CocoaError(.fileNoSuchFile)
-    }
-
     private func run(_ arguments: [String]) throws -> Run {
         let process = Process()
-        process.executableURL = try executable()
+        process.executableURL = try understudyExecutable()
         process.arguments = arguments
         process.currentDirectoryURL = base
         let out = Pipe(), err = Pipe()

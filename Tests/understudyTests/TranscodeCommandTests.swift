@@ -119,17 +119,8 @@ final class TranscodeCommandTests: XCTestCase {
     }
 
     private func run(_ arguments: [String]) throws -> Run {
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let candidates = [directory, Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
-            + Bundle.allBundles.map(\.bundleURL).filter { $0.pathExtension == "xctest" }.map { $0.deletingLastPathComponent() }
-        guard let executable = candidates.map({ $0.appendingPathComponent("understudy") })
-            .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) })
-        else {
-            XCTFail("no understudy executable")
-            throw CocoaError(.fileNoSuchFile)
-        }
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = try understudyExecutable()
         process.arguments = arguments
         process.currentDirectoryURL = base
         let out = Pipe(), err = Pipe()

@@ -1,0 +1,93 @@
+import Foundation
+import XCTest
+
+/// `understudy serve` as a process: the ready line, real requests, a clean stop on signals.
+final class ServeCommandTests: XCTestCase {
+    private var packageRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    /// Starts `serve` with `arguments`, returns the process and its ready line.
+    private func startServe(_ arguments: [String]) throws -> (Process, Pipe, String) {
+        let process = Process()
+        process.executableURL = try understudyExecutable()
+        process.arguments = ["serve"] + arguments
+        process.currentDirectoryURL = packageRoot
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var line = Data()
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, !line.contains(UInt8(ascii: "\n")) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        return (process, out, String(decoding: line, as: UTF8.self))
+    }
+
+    private func curl(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["curl", "--silent", "--max-time", "10"] + arguments
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    func testServesTheDemoStubsAndStopsOnSIGTERMWithExitZero() throws {
+        let (process, out, ready) = try startServe(["Stubs", "--port", "0"])
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let pattern = #"^Understudy listening on http://127\.0\.0\.1:(\d+) \((\d+) stubs from Stubs\)\n"#
+        let match = try XCTUnwrap(ready.range(of: pattern, options: .regularExpression), ready)
+        XCTAssertEqual(match.lowerBound, ready.startIndex)
+        let port = try XCTUnwrap(ready.split(separator: ":").last?.split(separator: " ").first)
+        let base = "http://127.0.0.1:\(port)"
+        XCTAssertEqual(try curl(["--write-out", "%{http_code}", "--output", "/dev/null", base + "/gone.png"]), "404")
+        XCTAssertEqual(try curl(["--write-out", "%{http_code} %{redirect_url}", "--output", "/dev/null", base + "/old.png"]), "301 \(base)/images/photo.png")
+        let health = try curl([base + "/__admin/health"])
+        XCTAssertTrue(health.contains(#""status":"ok""#), health)
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationReason, .exit)
+        XCTAssertEqual(process.terminationStatus, 0)
+        let log = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertTrue(log.contains("GET \(base)/gone.png -> stub \"not-found\" 404"), log)
+        XCTAssertTrue(log.contains("GET \(base)/old.png -> stub \"redirect\" 301"), log)
+        XCTAssertFalse(log.contains("__admin"), "admin requests are not logged")
+    }
+
+    func testStopsOnSIGINTAndLogsJSONLines() throws {
+        let (process, out, ready) = try startServe(["Stubs", "--port", "0", "--log", "json"])
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let port = try XCTUnwrap(ready.split(separator: ":").last?.split(separator: " ").first, ready)
+        _ = try curl(["http://127.0.0.1:\(port)/gone.png"])
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        let log = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let line = try XCTUnwrap(log.split(separator: "\n").first)
+        let entry = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        XCTAssertEqual(entry["stub"] as? String, "not-found")
+        XCTAssertEqual((entry["response"] as? [String: Any])?["status"] as? Int, 404)
+        XCTAssertEqual(entry["transport"] as? String, "server")
+    }
+
+    func testQuietLogAndBadFlagsAreRefusedClearly() throws {
+        let process = Process()
+        process.executableURL = try understudyExecutable()
+        process.arguments = ["serve", "--port", "70000"]
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertNotEqual(process.terminationStatus, 0)
+        XCTAssertTrue(message.contains("--port 70000 is out of range; expected 0 to 65535"), message)
+    }
+}
