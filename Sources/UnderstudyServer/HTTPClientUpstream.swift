@@ -21,7 +21,10 @@ final class HTTPClientUpstream: UpstreamFetcher {
                 var configuration = HTTPClient.Configuration()
                 configuration.redirectConfiguration = .disallow
                 configuration.decompression = .enabled(limit: .none)
-                configuration.timeout = .init(connect: .seconds(10), read: .seconds(60))
+                configuration.timeout = .init(connect: .seconds(5), read: .seconds(60))
+                // A dead upstream should be a prompt 502 naming it, not retries until a deadline.
+                configuration.connectionPool.retryConnectionEstablishment = false
+                configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
                 let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
                 state.client = client
                 return client
