@@ -1,5 +1,6 @@
 import Foundation
 import Understudy
+import UnderstudyImages
 import XCTest
 
 /// The delivery state machine, without clocks or sockets.
@@ -67,7 +68,7 @@ final class DeliveryPlanTests: XCTestCase {
     }
 
     func testDelayDistributionsStayInShape() {
-        var generator = SplitMix(seed: 7)
+        var generator = SplitMix64(seed: 7)
         let uniform = (0..<1_000).map { _ in Delay.uniform(.milliseconds(100) ... .milliseconds(300)).sample(using: &generator) }
         XCTAssertTrue(uniform.allSatisfy { $0 >= .milliseconds(100) && $0 <= .milliseconds(300) })
         let lognormal = (0..<2_001).map { _ in Delay.lognormal(median: .milliseconds(80), sigma: 0.4).sample(using: &generator) }.sorted()

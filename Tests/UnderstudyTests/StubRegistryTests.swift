@@ -1,5 +1,6 @@
 import Foundation
 import Understudy
+import UnderstudyImages
 import XCTest
 
 final class StubRegistryTests: XCTestCase {
@@ -109,7 +110,7 @@ final class StubRegistryTests: XCTestCase {
     /// The index must give exactly what a full scan in precedence order gives, for stubs that
     /// pin hosts, globs, extensions, methods and schemes in every combination.
     func testTheIndexAgreesWithAFullScan() {
-        var generator = SplitMix(seed: 42)
+        var generator = SplitMix64(seed: 42)
         let hosts = ["a.test", "b.test", "img.a.test", "x.img.a.test", "c.test"]
         let globs = ["*.a.test", "*.img.a.test", "*.test"]
         let extensions = ["png", "webp", "gif", ""]
@@ -175,18 +176,5 @@ final class StubRegistryTests: XCTestCase {
         XCTAssertEqual(names.count, 1_000)
         XCTAssertEqual(names.filter { $0 == "limited" }.count, 500)
         XCTAssertEqual(stubs.useCounts["limited"], 500)
-    }
-}
-
-/// A small deterministic generator, so the property test is the same on every run.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -70,30 +70,8 @@ final class CheckCommandTests: XCTestCase {
 
     // MARK: - The binary
 
-    private struct Run {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-    }
-
-    private func run(_ arguments: [String]) throws -> Run {
-        let process = Process()
-        process.executableURL = try understudyExecutable()
-        process.arguments = arguments
-        process.currentDirectoryURL = base
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // Outputs are small: read to the end, then reap.
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(
-            status: process.terminationStatus,
-            stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self)
-        )
+    private func run(_ arguments: [String]) throws -> UnderstudyRun {
+        try runUnderstudy(arguments, in: base)
     }
 
     func testBinaryPrintsTheSummaryAndExits0() throws {
