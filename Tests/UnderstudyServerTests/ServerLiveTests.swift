@@ -219,4 +219,35 @@ final class ServerLiveTests: XCTestCase {
             XCTAssertEqual(try curl(["--write-out", "%{http_code}", "--output", "/dev/null", "-H", "Authorization: Bearer s3cret", url]).text, "200")
         }
     }
+
+    /// Every kind of bad admin input, over HTTP: the status and the JSON error naming the field.
+    func testAdminBadInputOverHTTP() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.any, named: "a", response: .status(200))
+        try await withServer(stubs) { server in
+            let base = server.baseURL.absoluteString
+            let cases: [(method: String, path: String, body: String?, status: String, error: String)] = [
+                ("POST", "/__admin/stubs", #"{"name": "x", "respnse": {}}"#, "400", #""field":"respnse""#),
+                ("POST", "/__admin/stubs", "{not json", "400", #""field":"body""#),
+                ("POST", "/__admin/stubs", "", "400", "the request body is empty"),
+                ("POST", "/__admin/requests/count", #"{"request": {"paht": "/x"}}"#, "400", "unknown key 'paht'"),
+                ("GET", "/__admin/requests?limit=abc", nil, "400", #""field":"limit""#),
+                ("GET", "/__admin/requests?unmached=true", nil, "400", "unknown query parameter 'unmached'"),
+                ("PUT", "/__admin/stubs", "{}", "405", #""field":"method""#),
+                ("DELETE", "/__admin/stubs/nope", nil, "404", "no stub named 'nope'"),
+                ("GET", "/__admin/nope", nil, "404", "no admin endpoint /__admin/nope"),
+            ]
+            for item in cases {
+                var arguments = ["--write-out", "\n%{http_code}", "-X", item.method, base + item.path]
+                if let body = item.body { arguments += ["--data", body] }
+                let result = try curl(arguments)
+                let lines = result.text.split(separator: "\n", omittingEmptySubsequences: false)
+                XCTAssertEqual(lines.last.map(String.init), item.status, "\(item.method) \(item.path): \(result.text)")
+                XCTAssertTrue(result.text.contains(item.error), "\(item.method) \(item.path): \(result.text)")
+                XCTAssertTrue(result.text.hasPrefix("{\"error\":") || result.text.contains("\"error\":"), result.text)
+            }
+            XCTAssertEqual(stubs.journal.count, 0, "none of it reached the journal")
+            XCTAssertEqual(stubs.stubs.map(\.name), ["a"], "nothing was added or removed")
+        }
+    }
 }
