@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "UnderstudyURLProtocol", targets: ["UnderstudyURLProtocol"]),
         .library(name: "UnderstudyXCTest", targets: ["UnderstudyXCTest"]),
         .library(name: "UnderstudyServer", targets: ["UnderstudyServer"]),
+        .library(name: "UnderstudyHAR", targets: ["UnderstudyHAR"]),
         .executable(name: "understudy", targets: ["understudy"]),
     ],
     dependencies: [
@@ -52,10 +53,12 @@ let package = Package(
         ),
         .target(name: "UnderstudyURLProtocol", dependencies: ["Understudy"]),
         .target(name: "UnderstudyXCTest", dependencies: ["Understudy", "UnderstudyURLProtocol"]),
+        .target(name: "UnderstudyHAR", dependencies: ["Understudy"]),
         .target(
             name: "UnderstudyServer",
             dependencies: [
                 "Understudy",
+                "UnderstudyHAR",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -68,6 +71,7 @@ let package = Package(
                 "Understudy",
                 "UnderstudyImages",
                 "UnderstudyServer",
+                "UnderstudyHAR",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -95,6 +99,10 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
+        ),
+        .testTarget(
+            name: "UnderstudyHARTests",
+            dependencies: ["UnderstudyHAR", "Understudy", "UnderstudyServer", "UnderstudyURLProtocol"]
         ),
         .testTarget(name: "understudyTests", dependencies: ["understudy", "Understudy"]),
     ],

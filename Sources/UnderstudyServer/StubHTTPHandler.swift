@@ -350,7 +350,8 @@ final class StubHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             bodyBytesSent: finished.bodyBytesSent,
             outcome: finished.outcome,
             nearMisses: finished.nearMisses,
-            transport: finished.transport
+            transport: finished.transport,
+            responseBody: finished.prepared.body.prefix(finished.bodyBytesSent)
         ))
         if let onInteraction = shared.configuration.onInteraction, let entry = journal.interaction(id: finished.journalID) {
             onInteraction(entry)

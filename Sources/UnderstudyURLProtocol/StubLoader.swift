@@ -160,7 +160,8 @@ struct StubLoader: Sendable {
     ) {
         registry.journal.finish(id, with: InteractionResult(
             stubName: prepared.stubName, status: headSent ? prepared.status : nil,
-            headers: headSent ? prepared.headers : [:], bodyBytesSent: sent, outcome: outcome, transport: transport
+            headers: headSent ? prepared.headers : [:], bodyBytesSent: sent, outcome: outcome, transport: transport,
+            responseBody: prepared.body.prefix(sent)
         ))
     }
 

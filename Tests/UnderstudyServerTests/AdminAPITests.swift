@@ -381,10 +381,25 @@ final class AdminAPITests: XCTestCase {
         XCTAssertEqual(usedUp.description, #""once" (2 of 2 parts matched): used up (times)"#)
     }
 
-    func testHARExportIsNotImplementedYet() async throws {
-        let response = await send(AdminAPI(registry: StubRegistry(), token: nil), "GET", "/__admin/requests.har")
-        XCTAssertEqual(response.status, 501)
-        XCTAssertEqual(try text(response), #"{"error":"HAR export arrives with the recording feature"}"#)
+    func testHARExportAnswersTheJournalAsHAR() async throws {
+        let registry = StubRegistry()
+        registry.journal.keepsBodies = true
+        let id = registry.journal.begin(StubRequest("http://localhost/a.json")!, transport: .server)
+        registry.journal.finish(id, with: InteractionResult(
+            stubName: "a", status: 200, headers: ["Content-Type": "application/json"], bodyBytesSent: 2,
+            outcome: .completed, responseBody: Data("{}".utf8)
+        ))
+        let response = await send(AdminAPI(registry: registry, token: nil), "GET", "/__admin/requests.har")
+        XCTAssertEqual(response.status, 200)
+        XCTAssertEqual(response.headers["Content-Type"], "application/json")
+        let har = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+        let log = try XCTUnwrap(har?["log"] as? [String: Any])
+        XCTAssertEqual(log["version"] as? String, "1.2")
+        let entries = try XCTUnwrap(log["entries"] as? [[String: Any]])
+        XCTAssertEqual(entries.count, 1)
+        let content = (entries.first?["response"] as? [String: Any])?["content"] as? [String: Any]
+        XCTAssertEqual(content?["text"] as? String, "{}")
+        XCTAssertEqual((entries.first?["_understudy"] as? [String: Any])?["stub"] as? String, "a")
     }
 
     // MARK: - Reset

@@ -54,6 +54,9 @@ public struct Interaction: Sendable, Identifiable, CustomStringConvertible {
     public internal(set) var responseHeaders: HeaderFields
     /// Body bytes actually sent.
     public internal(set) var bodyBytesSent: Int
+    /// The body bytes actually sent, when the journal keeps bodies (``Journal/keepsBodies``);
+    /// `nil` otherwise.
+    public internal(set) var responseBody: Data?
     /// How it ended.
     public internal(set) var outcome: Outcome
     /// When the request arrived.
@@ -77,6 +80,7 @@ public struct Interaction: Sendable, Identifiable, CustomStringConvertible {
         self.status = nil
         self.responseHeaders = [:]
         self.bodyBytesSent = 0
+        self.responseBody = nil
         self.outcome = .inFlight
         self.duration = .zero
         self.nearMisses = []
@@ -109,6 +113,8 @@ public struct InteractionResult: Sendable {
     public var headers: HeaderFields
     /// Body bytes sent.
     public var bodyBytesSent: Int
+    /// The body bytes sent; the journal keeps them only when ``Journal/keepsBodies`` is set.
+    public var responseBody: Data?
     /// How it ended.
     public var outcome: Interaction.Outcome
     /// Nearest stubs, for unmatched requests.
@@ -120,9 +126,11 @@ public struct InteractionResult: Sendable {
     /// Creates a result.
     public init(
         stubName: String?, status: Int?, headers: HeaderFields = [:], bodyBytesSent: Int = 0,
-        outcome: Interaction.Outcome, nearMisses: [NearMiss] = [], transport: Interaction.Transport? = nil
+        outcome: Interaction.Outcome, nearMisses: [NearMiss] = [], transport: Interaction.Transport? = nil,
+        responseBody: Data? = nil
     ) {
         self.transport = transport
+        self.responseBody = responseBody
         self.stubName = stubName
         self.status = status
         self.headers = headers

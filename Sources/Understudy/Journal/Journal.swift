@@ -23,6 +23,7 @@ public final class Journal: Sendable {
         var entries: Deque<Interaction> = []
         var nextID = 1
         var limit: Int?
+        var keepsBodies = false
         var dropped = 0
         var waiters: [UUID: Waiter] = [:]
     }
@@ -31,8 +32,18 @@ public final class Journal: Sendable {
 
     /// Creates a journal keeping at most `limit` entries (the oldest are dropped and counted),
     /// or every entry when `limit` is `nil`.
-    public init(limit: Int? = nil) {
-        state = LockedState(State(limit: limit))
+    /// - Parameters:
+    ///   - limit: the most entries kept, or `nil` for all.
+    ///   - keepsBodies: whether entries keep the response body bytes sent (for HAR export).
+    public init(limit: Int? = nil, keepsBodies: Bool = false) {
+        state = LockedState(State(limit: limit, keepsBodies: keepsBodies))
+    }
+
+    /// Whether entries keep the response body bytes sent (``Interaction/responseBody``), as
+    /// recording and HAR export need; off by default, since bodies can be large.
+    public var keepsBodies: Bool {
+        get { state.withLock { $0.keepsBodies } }
+        set { state.withLock { $0.keepsBodies = newValue } }
     }
 
     /// The most entries kept; older ones are dropped and counted in ``droppedCount``.
@@ -159,6 +170,7 @@ public final class Journal: Sendable {
             entry.status = result.status
             entry.responseHeaders = result.headers
             entry.bodyBytesSent = result.bodyBytesSent
+            entry.responseBody = state.keepsBodies ? result.responseBody.map { Data($0) } : nil
             entry.outcome = result.outcome
             entry.nearMisses = result.nearMisses
             if let transport = result.transport { entry.transport = transport }

@@ -1,5 +1,6 @@
 import Foundation
 import Understudy
+import UnderstudyHAR
 
 /// The admin API of `understudy serve`: JSON endpoints under `/__admin/` that inspect and
 /// change a ``StubRegistry`` while it serves.
@@ -20,7 +21,7 @@ import Understudy
 /// | `DELETE requests` | 204 |
 /// | `POST requests/count` | 200 ``AdminJSON/Count`` for a body `{"request": {...}}` |
 /// | `GET near-misses` | 200 ``AdminJSON/NearMissList`` |
-/// | `GET requests.har` | 501 until recording exists |
+/// | `GET requests.har` | 200 the journal as HAR 1.2 (bodies when ``Journal/keepsBodies`` is set) |
 /// | `POST reset` | 200 ``AdminJSON/ResetDone``: files re-read, `times` and sequences restarted, journal cleared |
 ///
 /// Bad input is a 400 whose ``AdminJSON/Error`` names the field; a known path with another
@@ -117,11 +118,22 @@ public struct AdminAPI: Sendable {
             try checkQuery(request, allowed: [])
             return nearMisses()
         case (.har, _):
-            return AdminResponse.error(501, "HAR export arrives with the recording feature")
+            try checkQuery(request, allowed: [])
+            return try har()
         case (.reset, _):
             try checkQuery(request, allowed: [])
             return try reset()
         }
+    }
+
+    // MARK: - HAR
+
+    private func har() throws -> AdminResponse {
+        var body = try HARDocument(journal: registry.journal).encoded()
+        body.append(0x0A)
+        return AdminResponse(
+            status: 200, headers: ["Content-Type": "application/json", "Content-Length": String(body.count)], body: body
+        )
     }
 
     // MARK: - Health and reset
