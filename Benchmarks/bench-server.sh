@@ -1,0 +1,294 @@
+#!/usr/bin/env bash
+# wrk on loopback against `understudy serve`, nginx-light and WireMock standalone, serving the
+# same two PNG files (exactly 4 KB and 100 KB), alternating the servers over several rounds.
+# Prints the median req/s of each per (file, connections), the ratios, PASS/FAIL against the
+# targets (understudy >= 0.8x nginx and >= 3x WireMock on every row) and understudy's RSS after
+# the runs (target < 64 MB). Issue 4, "Benchmark"; SPEC section 7.
+#
+#   bash Benchmarks/bench-server.sh             # about 7 minutes: 3 rounds x 12 runs of 10 s
+#   BENCH_DURATION=3 BENCH_ROUNDS=1 bash Benchmarks/bench-server.sh   # a quick, noisier look
+#   UNDERSTUDY_BIN=/path/to/understudy bash Benchmarks/bench-server.sh # that binary, no build
+#
+# Set-up it does itself on a fresh Debian machine, only when missing: apt `wrk` and
+# `nginx-light` (and a Java 17 runtime), a venv in Benchmarks/.venv-wiremock with the PyPI
+# package `wiremock`, which ships WireMock's standalone jar (we use its 2.35.1).
+#
+# The servers, all on 127.0.0.1 at free ports, each started here and stopped by PID on exit:
+#   understudy  `understudy serve DIR --log quiet` (release build), `file:` stubs; the journal is
+#               always on (default --journal-limit 100000). NIO's singleton group: 1 thread a core.
+#   nginx       nginx-light, worker_processes = cores (what our event loop group uses), keep-alive
+#               on (keepalive_requests raised so wrk's connections stay open, as ours do),
+#               sendfile on, access_log off, daemon off, its pid and error log in the temp dir.
+#   wiremock    `java -jar wiremock-standalone-2.35.1.jar --root-dir DIR` with __files + mappings;
+#               its request journal left on (the default; `--no-request-journal` turns it off).
+#               That journal is unbounded and keeps every response body: left alone it filled
+#               the default heap (1/4 of RAM) within a round and WireMock fell to 0 req/s in
+#               full GCs, so it is cleared (DELETE /__admin/requests) before each WireMock run;
+#               each run still pays for journaling. Its JIT is warmed up on each file first.
+# wrk runs `-t2 -c16` and `-t2 -c64` on the same machine as the servers (keep-alive is its
+# default), so the client takes its share of the cores for every server alike: the ratios are
+# what this compares, not absolute figures.
+#
+# Exit status: 0 when every target is met, 1 when one is missed, 2 when the benchmark cannot run.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+duration="${BENCH_DURATION:-10}"
+rounds="${BENCH_ROUNDS:-3}"
+warmup="${BENCH_WARMUP:-5}"
+cores="$(nproc)"
+connections=(16 64)
+files=(4k.png 100k.png)
+
+die() { echo "bench-server: $*" >&2; exit 2; }
+
+# --- Tools, installed only when missing ---------------------------------------------------------
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+missing=()
+command -v wrk >/dev/null 2>&1 || missing+=(wrk)
+{ command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; } || missing+=(nginx-light)
+command -v java >/dev/null 2>&1 || missing+=(openjdk-17-jre-headless)
+command -v curl >/dev/null 2>&1 || missing+=(curl)
+python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
+if [ "${#missing[@]}" -gt 0 ]; then
+    echo "Installing ${missing[*]}..."
+    $sudo apt-get update
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y "${missing[@]}"
+fi
+nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"
+
+venv="$root/Benchmarks/.venv-wiremock"
+find_jar() {
+    # Prefer 2.35.1 when the package ships more than one.
+    find "$venv" -name 'wiremock-standalone*.jar' 2>/dev/null | awk '/-2\.35\.1\.jar$/ { print "0 " $0; next } { print "1 " $0 }' \
+        | sort | head -1 | cut -d' ' -f2-
+}
+jar="$(find_jar)"
+if [ -z "$jar" ]; then
+    echo "Creating $venv with the PyPI package wiremock (ships WireMock's standalone jar)..."
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet wiremock
+    jar="$(find_jar)"
+fi
+[ -n "$jar" ] && [ -f "$jar" ] || die "no wiremock-standalone*.jar in $venv"
+# The version as the jar itself states it (its admin API description), not only its file name.
+wiremock_version="$(python3 - "$jar" <<'EOF2'
+import re, sys, zipfile
+try:
+    text = zipfile.ZipFile(sys.argv[1]).read("swagger/wiremock-admin-api.yaml").decode()
+    m = re.search(r"^  version: *(\S+)", text, re.M)
+    print(m.group(1) if m else "unknown")
+except Exception:
+    print("unknown")
+EOF2
+)"
+[ "$wiremock_version" = "2.35.1" ] || echo "warning: WireMock jar is $wiremock_version, not 2.35.1" >&2
+
+# UNDERSTUDY_BIN=path measures that binary instead of building (e.g. to compare two builds).
+if [ -n "${UNDERSTUDY_BIN:-}" ]; then
+    understudy="$UNDERSTUDY_BIN"
+else
+    echo "Building understudy (release)..."
+    swift build -c release --product understudy >/dev/null
+    understudy="$(swift build -c release --show-bin-path)/understudy"
+fi
+[ -x "$understudy" ] || die "no $understudy"
+
+# --- The files and the three servers' roots ---------------------------------------------------
+work="$(mktemp -d "${TMPDIR:-/tmp}/bench-server.XXXXXX")"
+chmod 755 "$work"   # nginx workers may run as another user
+pids=()
+cleanup() {
+    local pid
+    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do
+        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -KILL "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+mkdir -p "$work/files" "$work/stubs" "$work/nginx/www" "$work/wiremock/__files" "$work/wiremock/mappings"
+python3 Benchmarks/server/make_png.py "$work/files/4k.png" 4096
+python3 Benchmarks/server/make_png.py "$work/files/100k.png" 102400
+for f in "${files[@]}"; do
+    cp "$work/files/$f" "$work/stubs/$f"
+    cp "$work/files/$f" "$work/nginx/www/$f"
+    cp "$work/files/$f" "$work/wiremock/__files/$f"
+    cat >"$work/wiremock/mappings/${f%.png}.json" <<EOF
+{ "request": { "method": "GET", "url": "/$f" },
+  "response": { "status": 200, "bodyFileName": "$f", "headers": { "Content-Type": "image/png" } } }
+EOF
+done
+cat >"$work/stubs/bench.yaml" <<'EOF'
+stubs:
+  - name: png-4k
+    request: { method: GET, path: /4k.png }
+    response: { file: 4k.png }
+  - name: png-100k
+    request: { method: GET, path: /100k.png }
+    response: { file: 100k.png }
+EOF
+chmod -R a+rX "$work"
+
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+# Waits until URL answers 200, or dies after SECONDS naming the server and its log.
+wait_ready() {
+    local name="$1" url="$2" seconds="$3" pid="$4" log="$5"
+    for _ in $(seq $((seconds * 10))); do
+        if curl -sf -o /dev/null "$url"; then return 0; fi
+        kill -0 "$pid" 2>/dev/null || { cat "$log" >&2; die "$name exited before it was ready"; }
+        sleep 0.1
+    done
+    cat "$log" >&2
+    die "$name not ready after ${seconds}s"
+}
+
+# understudy: --port 0 picks a free port and prints it in the ready line.
+"$understudy" serve "$work/stubs" --host 127.0.0.1 --port 0 --log quiet >"$work/understudy.log" 2>&1 &
+understudy_pid=$!
+pids+=("$understudy_pid")
+for _ in $(seq 300); do
+    grep -q 'Understudy listening on' "$work/understudy.log" && break
+    kill -0 "$understudy_pid" 2>/dev/null || { cat "$work/understudy.log" >&2; die "understudy exited"; }
+    sleep 0.1
+done
+understudy_port="$(sed -n 's#.*Understudy listening on http://127\.0\.0\.1:\([0-9]*\).*#\1#p' "$work/understudy.log" | head -1)"
+[ -n "$understudy_port" ] || { cat "$work/understudy.log" >&2; die "understudy did not print its ready line"; }
+
+nginx_port="$(free_port)"
+mkdir -p "$work/nginx/tmp"
+cat >"$work/nginx/nginx.conf" <<EOF
+worker_processes $cores;
+daemon off;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log warn;
+events { worker_connections 1024; }
+http {
+    types { image/png png; }
+    default_type application/octet-stream;
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_timeout 65;
+    keepalive_requests 1000000;
+    client_body_temp_path $work/nginx/tmp/body;
+    proxy_temp_path $work/nginx/tmp/proxy;
+    fastcgi_temp_path $work/nginx/tmp/fastcgi;
+    uwsgi_temp_path $work/nginx/tmp/uwsgi;
+    scgi_temp_path $work/nginx/tmp/scgi;
+    server {
+        listen 127.0.0.1:$nginx_port;
+        root $work/nginx/www;
+    }
+}
+EOF
+"$nginx_bin" -p "$work/nginx" -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log" >"$work/nginx/stdout.log" 2>&1 &
+nginx_pid=$!
+pids+=("$nginx_pid")
+
+wiremock_port="$(free_port)"
+java -jar "$jar" --bind-address 127.0.0.1 --port "$wiremock_port" --root-dir "$work/wiremock" \
+    --disable-banner >"$work/wiremock.log" 2>&1 &
+wiremock_pid=$!
+pids+=("$wiremock_pid")
+
+declare -A port=([understudy]="$understudy_port" [nginx]="$nginx_port" [wiremock]="$wiremock_port")
+wait_ready understudy "http://127.0.0.1:$understudy_port/4k.png" 30 "$understudy_pid" "$work/understudy.log"
+wait_ready nginx "http://127.0.0.1:$nginx_port/4k.png" 30 "$nginx_pid" "$work/nginx/error.log"
+wait_ready wiremock "http://127.0.0.1:$wiremock_port/4k.png" 60 "$wiremock_pid" "$work/wiremock.log"
+
+# The same bytes from every server.
+for f in "${files[@]}"; do
+    want="$(sha256sum <"$work/files/$f")"
+    for s in understudy nginx wiremock; do
+        got="$(curl -sf "http://127.0.0.1:${port[$s]}/$f" | sha256sum)"
+        [ "$got" = "$want" ] || die "$s does not serve $f byte for byte"
+    done
+done
+
+rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
+nginx_rss_kb() {
+    local total=0 pid
+    for pid in "$nginx_pid" $(pgrep -P "$nginx_pid" || true); do total=$((total + $(rss_kb "$pid"))); done
+    echo "$total"
+}
+
+# One wrk run; prints "requests/s<TAB>errors" (socket errors plus non-2xx/3xx responses).
+run_wrk() {
+    local url="$1" conns="$2" secs="$3" out rps errs
+    if [[ "$url" == "http://127.0.0.1:$wiremock_port/"* ]]; then
+        curl -sf -X DELETE -o /dev/null "http://127.0.0.1:$wiremock_port/__admin/requests" || die "cannot clear WireMock's journal"
+    fi
+    out="$(wrk -t2 -c"$conns" -d"${secs}s" "$url")"
+    rps="$(awk '/^Requests\/sec:/ { print $2 }' <<<"$out")"
+    errs="$(awk '/Socket errors:/ { gsub(",", ""); print $4 + $6 + $8 + $10 } /Non-2xx or 3xx responses:/ { print $5 }' <<<"$out" | awk '{ s += $1 } END { print s + 0 }')"
+    [ -n "$rps" ] || { echo "$out" >&2; die "could not read wrk's output for $url"; }
+    printf '%s\t%s\n' "$rps" "$errs"
+}
+
+echo
+echo "Servers: understudy :$understudy_port (pid $understudy_pid), nginx :$nginx_port ($cores workers)," \
+     "WireMock $wiremock_version :$wiremock_port (request journal on)"
+if [ -n "${UNDERSTUDY_BIN:-}" ]; then echo "Understudy binary: $understudy"; else echo "Understudy at $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')$( [ -n "$(git -C "$root" status --porcelain -- Sources Package.swift 2>/dev/null)" ] && echo ' with uncommitted changes in Sources/')"; fi
+echo "Files: 4k.png $(stat -c %s "$work/files/4k.png") bytes, 100k.png $(stat -c %s "$work/files/100k.png") bytes"
+load="$(cut -d' ' -f1 /proc/loadavg)"
+echo "Load average before the runs: $load on $cores cores"
+if awk -v l="$load" -v c="$cores" 'BEGIN { exit !(l > c / 2) }'; then
+    echo "warning: the machine is busy (load $load): every server shares the cores with it, so the figures are noisy" >&2
+fi
+echo "wrk -t2 -c{16,64} -d${duration}s, $rounds rounds, servers alternating; warm-up ${warmup}s a file each"
+echo
+
+for s in understudy nginx wiremock; do
+    for f in "${files[@]}"; do
+        secs="$warmup"
+        if [ "$s" = wiremock ]; then secs=$((warmup * 2)); fi   # let the JIT compile the hot path
+        run_wrk "http://127.0.0.1:${port[$s]}/$f" 64 "$secs" >/dev/null
+    done
+done
+
+results="$work/results.tsv"
+: >"$results"
+servers=(understudy nginx wiremock)
+for round in $(seq "$rounds"); do
+    # Rotate who goes first each round so no server always runs after the same one.
+    shift_by=$(( (round - 1) % 3 ))
+    order=("${servers[@]:$shift_by}" "${servers[@]:0:$shift_by}")
+    for f in "${files[@]}"; do
+        for c in "${connections[@]}"; do
+            for s in "${order[@]}"; do
+                line="$(run_wrk "http://127.0.0.1:${port[$s]}/$f" "$c" "$duration")"
+                printf '%s\t%s\t%s\t%s\t%s\n' "$round" "$s" "$f" "$c" "$line" >>"$results"
+                printf '  round %s  %-8s c%-3s %-10s %10.0f req/s\n' "$round" "$f" "$c" "$s" "${line%%$'\t'*}"
+            done
+        done
+    done
+done
+
+echo
+echo "Load average after the runs: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+status=0
+python3 Benchmarks/server/report.py "$results" || status=1
+
+us_rss=$(rss_kb "$understudy_pid")
+us_hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$understudy_pid/status")
+mb() { awk -v kb="$1" 'BEGIN { printf "%.1f", kb / 1024 }'; }
+echo
+echo "RSS after the runs: understudy $(mb "$us_rss") MB (peak $(mb "$us_hwm") MB), target < 64 MB:" \
+     "$([ "$us_rss" -lt $((64 * 1024)) ] && echo PASS || echo FAIL)"
+echo "  for comparison: nginx $(mb "$(nginx_rss_kb)") MB (master + $cores workers), WireMock $(mb "$(rss_kb "$wiremock_pid")") MB"
+[ "$us_rss" -lt $((64 * 1024)) ] || status=1
+
+exit "$status"
