@@ -1,0 +1,88 @@
+import ArgumentParser
+import Foundation
+import Understudy
+import UnderstudyHAR
+import UnderstudyServer
+
+extension UnderstudyCommand {
+    /// `understudy replay FILE.har`: serves a recorded session's responses.
+    struct Replay: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Serve the responses recorded in a HAR file.",
+            discussion: """
+                Requests with the same match key share one stub whose responses are the recorded ones \
+                in order, the last repeating. Unrecorded requests get a 404 listing the nearest recorded \
+                requests, or go to --proxy-unmatched. Prints one ready line; SIGINT or SIGTERM stops it \
+                cleanly (exit 0).
+                """
+        )
+
+        @Argument(help: "The HAR file (HAR 1.2, as Understudy, mitmproxy or a browser writes it).")
+        var file: String
+
+        @Option(help: "The address to listen on; a non-loopback address needs --admin-token.")
+        var host = "127.0.0.1"
+
+        @Option(help: "The port; 0 picks a free one.")
+        var port = 8080
+
+        @Option(help: "What makes requests the same: a comma-separated list of method, url, host, body, header:NAME.")
+        var match = HARMatchKey.default.description
+
+        @Flag(help: "Answer every unrecorded request with 404 and the nearest recorded requests (the default; refuses --proxy-unmatched).")
+        var strict = false
+
+        @Option(name: .customLong("proxy-unmatched"), help: "Forward unrecorded requests to this URL instead of answering 404.")
+        var proxyUnmatched: String?
+
+        @Option(name: .customLong("admin-token"), help: "The bearer token the admin API requires.")
+        var adminToken: String?
+
+        @Option(help: "Request log: text, json or quiet.")
+        var log: ServeLogFormat = .text
+
+        func validate() throws {
+            if let proxyUnmatched, URL(string: proxyUnmatched)?.host == nil {
+                throw ValidationError("--proxy-unmatched '\(proxyUnmatched)' is not an absolute URL; expected something like http://127.0.0.1:8081")
+            }
+            if strict, proxyUnmatched != nil {
+                throw ValidationError("--strict answers unrecorded requests with 404; it cannot be combined with --proxy-unmatched")
+            }
+            guard (0...65_535).contains(port) else {
+                throw ValidationError("--port \(port) is out of range; expected 0 to 65535")
+            }
+            do {
+                _ = try HARMatchKey(parsing: match)
+            } catch {
+                throw ValidationError("--match: \(error)")
+            }
+        }
+
+        func run() async throws {
+            let registry = StubRegistry(journalLimit: 100_000)
+            do {
+                try registry.load(har: URL(fileURLWithPath: file), matching: HARMatchKey(parsing: match))
+            } catch {
+                FileHandle.standardError.write(Data("\(error)\n".utf8))
+                throw ExitCode(2)
+            }
+            let writer = ServeLogWriter(format: log)
+            let configuration = StubServer.Configuration(
+                proxyUnmatched: strict ? nil : proxyUnmatched.flatMap(URL.init(string:)),
+                adminToken: adminToken,
+                onInteraction: { writer.write($0, journal: registry.journal) }
+            )
+            let server: StubServer
+            do {
+                server = try await StubServer.start(serving: registry, host: host, port: port, configuration: configuration)
+            } catch {
+                FileHandle.standardError.write(Data("\(error)\n".utf8))
+                throw ExitCode(1)
+            }
+            let ready = "Understudy listening on \(server.baseURL.absoluteString) (\(registry.stubs.count) stubs from \(file))\n"
+            FileHandle.standardOutput.write(Data(ready.utf8))
+            await waitForTerminationSignal()
+            try await server.stop()
+        }
+    }
+}
