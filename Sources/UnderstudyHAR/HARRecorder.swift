@@ -1,0 +1,102 @@
+import Foundation
+import Understudy
+
+/// Records a reverse-proxy session to a HAR file: `understudy record` in a library.
+///
+/// The ``registry`` forwards every request to the upstream and keeps full bodies; call
+/// ``interactionFinished()`` after each interaction (the server's `onInteraction`) and the file
+/// is rewritten in the background, atomically (a temporary file, then a rename), so it is
+/// always complete and valid; ``flush()`` writes it at once, e.g. on SIGINT.
+/// The HAR holds the upstream's URLs, and secrets are redacted as ``HARRedaction`` says.
+///
+/// ```swift
+/// let recorder = HARRecorder(upstream: URL(string: "http://127.0.0.1:8081")!, output: harURL)
+/// let server = try await StubServer.start(serving: recorder.registry, configuration: .init(
+///     onInteraction: { _ in recorder.interactionFinished() }))
+/// ```
+public final class HARRecorder: Sendable {
+    /// The stubs served: one catch-all that forwards to the upstream.
+    public let registry: StubRegistry
+    /// Where requests go.
+    public let upstream: URL
+    /// The HAR file written.
+    public let output: URL
+    /// The values hidden.
+    public let redaction: HARRedaction
+
+    private let queue = DispatchQueue(label: "understudy.har-recorder")
+    private let onWriteError: (@Sendable (any Error) -> Void)?
+    /// Whether a rewrite is scheduled and not yet started.
+    private let pending = LockedState(false)
+
+    /// Creates a recorder.
+    /// - Parameters:
+    ///   - upstream: the upstream's scheme, host and port (and base path).
+    ///   - output: the HAR file to write.
+    ///   - redaction: the header values to hide.
+    ///   - onWriteError: told when a background rewrite of the file fails.
+    public init(upstream: URL, output: URL, redaction: HARRedaction = HARRedaction(), onWriteError: (@Sendable (any Error) -> Void)? = nil) {
+        self.onWriteError = onWriteError
+        self.upstream = upstream
+        self.output = output
+        self.redaction = redaction
+        registry = StubRegistry()
+        registry.journal.keepsBodies = true
+        registry.stub(.any, named: "record", response: .forward(to: upstream))
+    }
+
+    /// The HAR of the finished interactions so far: upstream URLs, secrets redacted.
+    public func document() -> HARDocument {
+        let finished = registry.journal.interactions.filter { $0.outcome != .inFlight }
+        var document = HARDocument(interactions: finished)
+        document.log.entries = document.log.entries.map { entry in
+            var entry = redaction.apply(to: entry)
+            if let url = URL(string: entry.request.url) {
+                entry.request.url = Self.upstreamURL(for: url, upstream: upstream).absoluteString
+            }
+            entry.response.headers.removeAll { $0.name.lowercased() == "x-understudy-stub" }
+            return entry
+        }
+        return document
+    }
+
+    /// Schedules a rewrite of the file; rewrites requested while one is pending are merged.
+    public func interactionFinished() {
+        let alreadyPending = pending.withLock { flag in
+            defer { flag = true }
+            return flag
+        }
+        guard !alreadyPending else { return }
+        queue.async { [self] in
+            pending.withLock { $0 = false }
+            do {
+                try write()
+            } catch {
+                onWriteError?(error)
+            }
+        }
+    }
+
+    /// Writes the file now, after any rewrite already scheduled.
+    public func flush() throws {
+        try queue.sync { try write() }
+    }
+
+    private func write() throws {
+        try document().write(to: output)
+    }
+
+    /// `url` (as the recorder saw it) on the upstream: scheme, host and port replaced, the
+    /// upstream's base path put in front.
+    static func upstreamURL(for url: URL, upstream: URL) -> URL {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true),
+              let base = URLComponents(url: upstream, resolvingAgainstBaseURL: true)
+        else { return url }
+        components.scheme = base.scheme
+        components.host = base.host
+        components.port = base.port
+        let basePath = base.percentEncodedPath.hasSuffix("/") ? String(base.percentEncodedPath.dropLast()) : base.percentEncodedPath
+        components.percentEncodedPath = basePath + components.percentEncodedPath
+        return components.url ?? url
+    }
+}

@@ -1,0 +1,89 @@
+import ArgumentParser
+import Foundation
+import Understudy
+import UnderstudyHAR
+import UnderstudyServer
+
+extension UnderstudyCommand {
+    /// `understudy record --upstream URL --out FILE.har`: a recording reverse proxy.
+    struct Record: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Forward requests to an upstream and record them, with full bodies, to a HAR file.",
+            discussion: """
+                The file is rewritten atomically after each interaction and once more on SIGINT or SIGTERM \
+                (exit 0), so it is always a complete HAR. Authorization, Proxy-Authorization, Cookie and \
+                Set-Cookie values are written as REDACTED unless --keep-secrets is given.
+                """
+        )
+
+        @Option(help: "The server to record, e.g. http://127.0.0.1:8081.")
+        var upstream: String
+
+        @Option(help: "The HAR file to write.")
+        var out: String
+
+        @Option(help: "The address to listen on; a non-loopback address needs --admin-token.")
+        var host = "127.0.0.1"
+
+        @Option(help: "The port; 0 picks a free one.")
+        var port = 8080
+
+        @Option(name: .customLong("redact-header"), help: "Also write this header's values as REDACTED (repeatable).")
+        var redactHeaders: [String] = []
+
+        @Flag(name: .customLong("keep-secrets"), help: "Keep Authorization, Proxy-Authorization, Cookie and Set-Cookie values.")
+        var keepSecrets = false
+
+        @Option(name: .customLong("admin-token"), help: "The bearer token the admin API requires.")
+        var adminToken: String?
+
+        @Option(help: "Request log: text, json or quiet.")
+        var log: ServeLogFormat = .text
+
+        func validate() throws {
+            guard let url = URL(string: upstream), url.host != nil, ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+                throw ValidationError("--upstream '\(upstream)' is not an absolute http(s) URL; expected something like http://127.0.0.1:8081")
+            }
+            guard (0...65_535).contains(port) else {
+                throw ValidationError("--port \(port) is out of range; expected 0 to 65535")
+            }
+        }
+
+        func run() async throws {
+            let output = URL(fileURLWithPath: out)
+            let recorder = HARRecorder(
+                upstream: URL(string: upstream)!, output: output,
+                redaction: HARRedaction(extraHeaders: redactHeaders, keepsSecrets: keepSecrets),
+                onWriteError: { error in FileHandle.standardError.write(Data("cannot write \(output.path): \(error)\n".utf8)) }
+            )
+            do {
+                // An empty but valid HAR from the start: a reader never finds no file or half a file.
+                try recorder.flush()
+            } catch {
+                FileHandle.standardError.write(Data("cannot write \(output.path): \(error)\n".utf8))
+                throw ExitCode(1)
+            }
+            let registry = recorder.registry
+            let writer = ServeLogWriter(format: log)
+            let configuration = StubServer.Configuration(
+                adminToken: adminToken,
+                onInteraction: { interaction in
+                    writer.write(interaction, journal: registry.journal)
+                    recorder.interactionFinished()
+                }
+            )
+            let server: StubServer
+            do {
+                server = try await StubServer.start(serving: registry, host: host, port: port, configuration: configuration)
+            } catch {
+                FileHandle.standardError.write(Data("\(error)\n".utf8))
+                throw ExitCode(1)
+            }
+            let ready = "Understudy listening on \(server.baseURL.absoluteString) (\(registry.stubs.count) stubs from \(upstream))\n"
+            FileHandle.standardOutput.write(Data(ready.utf8))
+            await waitForTerminationSignal()
+            try await server.stop()
+            try recorder.flush()
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import XCTest
+
+/// `understudy record` as a process, recording `understudy serve Stubs`: a valid HAR after SIGINT.
+final class RecordCommandTests: XCTestCase {
+    private var packageRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    /// Starts the executable and returns it with the port from its ready line.
+    private func start(_ arguments: [String]) throws -> (Process, String) {
+        let process = Process()
+        process.executableURL = try understudyExecutable()
+        process.arguments = arguments
+        process.currentDirectoryURL = packageRoot
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        let ready = String(decoding: line, as: UTF8.self)
+        let prefix = "Understudy listening on http://127.0.0.1:"
+        guard ready.hasPrefix(prefix), let port = ready.dropFirst(prefix.count).split(separator: " ").first else {
+            XCTFail("no ready line: \(ready)")
+            throw CocoaError(.fileReadUnknown)
+        }
+        return (process, String(port))
+    }
+
+    private func curl(_ arguments: [String]) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["curl", "--silent", "--max-time", "10"] + arguments
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return data
+    }
+
+    func testRecordsThroughToTheUpstreamAndLeavesACompleteRedactedHARAfterSIGINT() throws {
+        let (upstream, upstreamPort) = try start(["serve", "Stubs", "--port", "0", "--log", "quiet"])
+        defer { if upstream.isRunning { kill(upstream.processIdentifier, SIGKILL) } }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("record-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("session.har")
+        let upstreamBase = "http://127.0.0.1:\(upstreamPort)"
+        let (recorder, port) = try start(["record", "--upstream", upstreamBase, "--out", output.path, "--port", "0", "--log", "quiet"])
+        defer { if recorder.isRunning { kill(recorder.processIdentifier, SIGKILL) } }
+        let base = "http://127.0.0.1:\(port)"
+
+        let direct = try curl([upstreamBase + "/images/photo.png"])
+        let viaRecorder = try curl(["--header", "Authorization: Bearer t0ken", base + "/images/photo.png"])
+        XCTAssertEqual(viaRecorder, direct)
+        XCTAssertFalse(direct.isEmpty)
+        let gone = String(decoding: try curl(["--write-out", "%{http_code}", "--output", "/dev/null", base + "/gone.png"]), as: UTF8.self)
+        XCTAssertEqual(gone, "404")
+
+        kill(recorder.processIdentifier, SIGINT)
+        recorder.waitUntilExit()
+        XCTAssertEqual(recorder.terminationReason, .exit)
+        XCTAssertEqual(recorder.terminationStatus, 0)
+
+        let har = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: output)) as? [String: Any])
+        let log = try XCTUnwrap(har["log"] as? [String: Any])
+        XCTAssertEqual(log["version"] as? String, "1.2")
+        let entries = try XCTUnwrap(log["entries"] as? [[String: Any]])
+        XCTAssertEqual(entries.count, 2)
+        guard entries.count == 2 else { return }
+        let request = try XCTUnwrap(entries[0]["request"] as? [String: Any])
+        XCTAssertEqual(request["url"] as? String, upstreamBase + "/images/photo.png")
+        let headers = try XCTUnwrap(request["headers"] as? [[String: String]])
+        XCTAssertTrue(headers.contains(["name": "Authorization", "value": "REDACTED"]), "\(headers)")
+        let content = try XCTUnwrap((entries[0]["response"] as? [String: Any])?["content"] as? [String: Any])
+        XCTAssertEqual(content["encoding"] as? String, "base64")
+        XCTAssertEqual((content["text"] as? String).flatMap { Data(base64Encoded: $0) }, direct)
+        XCTAssertEqual((entries[1]["response"] as? [String: Any])?["status"] as? Int, 404)
+
+        kill(upstream.processIdentifier, SIGTERM)
+        upstream.waitUntilExit()
+    }
+}
