@@ -15,10 +15,10 @@ import Understudy
 ///     onInteraction: { _ in recorder.interactionFinished() }))
 /// ```
 public final class HARRecorder: Sendable {
-    /// The stubs served: one catch-all that forwards to the upstream.
+    /// The stubs served: for a recording proxy, one catch-all that forwards to the upstream.
     public let registry: StubRegistry
-    /// Where requests go.
-    public let upstream: URL
+    /// Where requests go, for a recording proxy; recorded URLs are rewritten onto it.
+    public let upstream: URL?
     /// The HAR file written.
     public let output: URL
     /// The values hidden.
@@ -29,32 +29,49 @@ public final class HARRecorder: Sendable {
     /// Whether a rewrite is scheduled and not yet started.
     private let pending = LockedState(false)
 
-    /// Creates a recorder.
+    /// Creates a recording reverse proxy to `upstream`.
     /// - Parameters:
     ///   - upstream: the upstream's scheme, host and port (and base path).
     ///   - output: the HAR file to write.
     ///   - redaction: the header values to hide.
     ///   - onWriteError: told when a background rewrite of the file fails.
-    public init(upstream: URL, output: URL, redaction: HARRedaction = HARRedaction(), onWriteError: (@Sendable (any Error) -> Void)? = nil) {
-        self.onWriteError = onWriteError
+    public convenience init(upstream: URL, output: URL, redaction: HARRedaction = HARRedaction(), onWriteError: (@Sendable (any Error) -> Void)? = nil) {
+        let registry = StubRegistry()
+        registry.stub(.any, named: "record", response: .forward(to: upstream))
+        self.init(registry: registry, upstream: upstream, output: output, redaction: redaction, onWriteError: onWriteError)
+    }
+
+    /// Records the journal of any registry (`understudy serve --record`); turns on
+    /// ``Journal/keepsBodies``.
+    /// - Parameters:
+    ///   - registry: the stubs whose journal is written.
+    ///   - upstream: when set, recorded URLs are rewritten onto it.
+    ///   - output: the HAR file to write.
+    ///   - redaction: the header values to hide.
+    ///   - onWriteError: told when a background rewrite of the file fails.
+    public init(registry: StubRegistry, upstream: URL? = nil, output: URL, redaction: HARRedaction = HARRedaction(),
+                onWriteError: (@Sendable (any Error) -> Void)? = nil) {
+        self.registry = registry
         self.upstream = upstream
         self.output = output
         self.redaction = redaction
-        registry = StubRegistry()
+        self.onWriteError = onWriteError
         registry.journal.keepsBodies = true
-        registry.stub(.any, named: "record", response: .forward(to: upstream))
     }
 
-    /// The HAR of the finished interactions so far: upstream URLs, secrets redacted.
+    /// The HAR of the finished interactions so far: secrets redacted, and for a proxy the upstream's URLs.
     public func document() -> HARDocument {
         let finished = registry.journal.interactions.filter { $0.outcome != .inFlight }
         var document = HARDocument(interactions: finished)
         document.log.entries = document.log.entries.map { entry in
             var entry = redaction.apply(to: entry)
-            if let url = URL(string: entry.request.url) {
-                entry.request.url = Self.upstreamURL(for: url, upstream: upstream).absoluteString
+            if let upstream {
+                if let url = URL(string: entry.request.url) {
+                    entry.request.url = Self.upstreamURL(for: url, upstream: upstream).absoluteString
+                }
+                // The proxy's own marker is not part of what the upstream said.
+                entry.response.headers.removeAll { $0.name.lowercased() == "x-understudy-stub" }
             }
-            entry.response.headers.removeAll { $0.name.lowercased() == "x-understudy-stub" }
             return entry
         }
         return document

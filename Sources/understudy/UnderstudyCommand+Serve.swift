@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Understudy
+import UnderstudyHAR
 import UnderstudyServer
 
 extension UnderstudyCommand {
@@ -22,6 +23,9 @@ extension UnderstudyCommand {
 
         @Option(name: .customLong("proxy-unmatched"), help: "Forward unmatched requests to this URL instead of answering 404.")
         var proxyUnmatched: String?
+
+        @Option(help: "Record every interaction, with bodies, to this HAR file (rewritten atomically after each one).")
+        var record: String?
 
         @Option(name: .customLong("journal-limit"), help: "Journal entries kept; older ones are dropped and counted.")
         var journalLimit = 100_000
@@ -58,11 +62,27 @@ extension UnderstudyCommand {
                 }
             }
             let writer = ServeLogWriter(format: log)
+            let recorder = try record.map { path in
+                let output = URL(fileURLWithPath: path)
+                let recorder = HARRecorder(registry: registry, output: output, onWriteError: { error in
+                    FileHandle.standardError.write(Data("cannot write \(output.path): \(error)\n".utf8))
+                })
+                do {
+                    try recorder.flush()
+                } catch {
+                    FileHandle.standardError.write(Data("cannot write \(output.path): \(error)\n".utf8))
+                    throw ExitCode(1)
+                }
+                return recorder
+            }
             let configuration = StubServer.Configuration(
                 maxBodySize: maxBody,
                 proxyUnmatched: proxyUnmatched.flatMap(URL.init(string:)),
                 adminToken: adminToken,
-                onInteraction: { writer.write($0, journal: registry.journal) }
+                onInteraction: {
+                    writer.write($0, journal: registry.journal)
+                    recorder?.interactionFinished()
+                }
             )
             let server: StubServer
             do {
@@ -75,6 +95,7 @@ extension UnderstudyCommand {
             FileHandle.standardOutput.write(Data(ready.utf8))
             await waitForTerminationSignal()
             try await server.stop()
+            try recorder?.flush()
         }
     }
 }

@@ -86,4 +86,27 @@ final class RecordCommandTests: XCTestCase {
         kill(upstream.processIdentifier, SIGTERM)
         upstream.waitUntilExit()
     }
+
+    func testServeRecordWritesTheJournalAsHAR() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("serve-record-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("served.har")
+        let (server, port) = try start(["serve", "Stubs", "--port", "0", "--log", "quiet", "--record", output.path])
+        defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
+        let base = "http://127.0.0.1:\(port)"
+        let image = try curl([base + "/images/photo.png"])
+        _ = try curl([base + "/gone.png"])
+        kill(server.processIdentifier, SIGTERM)
+        server.waitUntilExit()
+        XCTAssertEqual(server.terminationStatus, 0)
+
+        let har = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: output)) as? [String: Any])
+        let entries = try XCTUnwrap((har["log"] as? [String: Any])?["entries"] as? [[String: Any]])
+        XCTAssertEqual(entries.compactMap { ($0["request"] as? [String: Any])?["url"] as? String }, [base + "/images/photo.png", base + "/gone.png"])
+        let content = try XCTUnwrap((entries.first?["response"] as? [String: Any])?["content"] as? [String: Any])
+        XCTAssertEqual((content["text"] as? String).flatMap { Data(base64Encoded: $0) }, image)
+        XCTAssertEqual((entries.last?["response"] as? [String: Any])?["status"] as? Int, 404)
+        XCTAssertEqual((entries.last?["_understudy"] as? [String: Any])?["stub"] as? String, "not-found")
+    }
 }
