@@ -2,7 +2,7 @@
 SWIFT ?= swift
 VENV := .venv
 
-.PHONY: test serve build deps test-deps bench check clean
+.PHONY: test serve build deps test-deps bench bench-server check clean
 
 ## test: build and run the whole test suite (installs what the tests need when missing).
 test: test-deps
@@ -25,6 +25,10 @@ check: deps
 ## bench: run the benchmarks (release builds, ratios measured side by side).
 bench: deps
 	bash Benchmarks/run.sh
+
+## bench-server: wrk against understudy serve, nginx-light and WireMock 2.35.1 (about 8 minutes).
+bench-server: deps
+	bash Benchmarks/bench-server.sh
 
 # System libraries, through apt only when pkg-config cannot find them.
 deps:
