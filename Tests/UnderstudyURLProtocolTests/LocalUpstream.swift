@@ -32,7 +32,7 @@ final class LocalUpstream {
               let port = Int(text[range].dropFirst(5))
         else {
             stop()
-            throw XCTSkip("python3 http.server did not start: \(text)")
+            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "python3 http.server did not start: \(text)"])
         }
         baseURL = URL(string: "http://127.0.0.1:\(port)")!
     }
