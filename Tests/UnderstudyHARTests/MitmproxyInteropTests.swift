@@ -6,7 +6,7 @@ import XCTest
 
 /// HAR interop with mitmproxy (10.1 or later, from the project's `.venv`): its HAR replays
 /// through Understudy with identical bodies, and Understudy's HAR loads in mitmproxy with the
-/// same flows and bodies. Skipped when no `mitmdump` is installed.
+/// same flows and bodies. `make test` installs mitmproxy into `.venv`; without it these fail.
 final class MitmproxyInteropTests: XCTestCase {
     private var packageRoot: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -17,7 +17,8 @@ final class MitmproxyInteropTests: XCTestCase {
         for case let path? in candidates where FileManager.default.isExecutableFile(atPath: path) {
             return URL(fileURLWithPath: path)
         }
-        throw XCTSkip("mitmdump not installed (make test-deps puts it in .venv)")
+        XCTFail("mitmdump is not installed: run `make test-deps` (it installs mitmproxy into .venv)")
+        throw CocoaError(.fileNoSuchFile)
     }
 
     private func upstream() -> StubRegistry {
