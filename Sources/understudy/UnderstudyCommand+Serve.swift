@@ -84,17 +84,7 @@ extension UnderstudyCommand {
                     recorder?.interactionFinished()
                 }
             )
-            let server: StubServer
-            do {
-                server = try await StubServer.start(serving: registry, host: host, port: port, configuration: configuration)
-            } catch {
-                FileHandle.standardError.write(Data("\(error)\n".utf8))
-                throw ExitCode(1)
-            }
-            let ready = "Understudy listening on \(server.baseURL.absoluteString) (\(registry.stubs.count) stubs from \(sources.joined(separator: ", ")))\n"
-            FileHandle.standardOutput.write(Data(ready.utf8))
-            await waitForTerminationSignal()
-            try await server.stop()
+            try await serveUntilSignalled(registry, host: host, port: port, configuration: configuration, source: sources.joined(separator: ", "))
             try recorder?.flush()
         }
     }

@@ -3,45 +3,13 @@ import XCTest
 
 /// `understudy record` as a process, recording `understudy serve Stubs`: a valid HAR after SIGINT.
 final class RecordCommandTests: XCTestCase {
-    private var packageRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    }
-
-    /// Starts the executable and returns it with the port from its ready line.
     private func start(_ arguments: [String]) throws -> (Process, String) {
-        let process = Process()
-        process.executableURL = try understudyExecutable()
-        process.arguments = arguments
-        process.currentDirectoryURL = packageRoot
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let ready = String(decoding: line, as: UTF8.self)
-        let prefix = "Understudy listening on http://127.0.0.1:"
-        guard ready.hasPrefix(prefix), let port = ready.dropFirst(prefix.count).split(separator: " ").first else {
-            XCTFail("no ready line: \(ready)")
-            throw CocoaError(.fileReadUnknown)
-        }
-        return (process, String(port))
+        let started = try startUnderstudy(arguments)
+        return (started.process, started.port)
     }
 
     private func curl(_ arguments: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["curl", "--silent", "--max-time", "10"] + arguments
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return data
+        try curlOutput(arguments)
     }
 
     func testRecordsThroughToTheUpstreamAndLeavesACompleteRedactedHARAfterSIGINT() throws {

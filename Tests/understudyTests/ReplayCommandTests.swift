@@ -27,15 +27,7 @@ final class ReplayCommandTests: XCTestCase {
     }
 
     private func curl(_ arguments: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["curl", "--silent", "--max-time", "10"] + arguments
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return data
+        try curlOutput(arguments)
     }
 
     func testReplaysRecordedAnswersInOrderAndStopsOnSIGTERM() throws {
@@ -47,24 +39,13 @@ final class ReplayCommandTests: XCTestCase {
             entry("/old", status: 302, headers: [("Location", "/cat.png")], content: #"{"size": 0, "mimeType": ""}"#),
         ])
         defer { try? FileManager.default.removeItem(at: har.deletingLastPathComponent()) }
-        let process = Process()
-        process.executableURL = try understudyExecutable()
-        process.arguments = ["replay", har.path, "--port", "0", "--strict"]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let started = try startUnderstudy(["replay", har.path, "--port", "0", "--strict"])
+        let process = started.process
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let ready = String(decoding: line, as: UTF8.self)
+        let ready = started.readyLine
         let pattern = #"^Understudy listening on http://127\.0\.0\.1:\d+ \(3 stubs from "# + NSRegularExpression.escapedPattern(for: har.path) + #"\)\n"#
         XCTAssertNotNil(ready.range(of: pattern, options: .regularExpression), ready)
-        let port = try XCTUnwrap(ready.split(separator: ":").last?.split(separator: " ").first, ready)
+        let port = started.port
         let base = "http://127.0.0.1:\(port)"
 
         let bodies = try (0..<3).map { _ in String(decoding: try curl([base + "/count"]), as: UTF8.self) }

@@ -3,40 +3,13 @@ import XCTest
 
 /// `understudy serve` as a process: the ready line, real requests, a clean stop on signals.
 final class ServeCommandTests: XCTestCase {
-    private var packageRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    }
-
-    /// Starts `serve` with `arguments`, returns the process and its ready line.
     private func startServe(_ arguments: [String]) throws -> (Process, Pipe, String) {
-        let process = Process()
-        process.executableURL = try understudyExecutable()
-        process.arguments = ["serve"] + arguments
-        process.currentDirectoryURL = packageRoot
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line = Data()
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline, !line.contains(UInt8(ascii: "\n")) {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        return (process, out, String(decoding: line, as: UTF8.self))
+        let started = try startUnderstudy(["serve"] + arguments)
+        return (started.process, started.output, started.readyLine)
     }
 
     private func curl(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["curl", "--silent", "--max-time", "10"] + arguments
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        String(decoding: try curlOutput(arguments), as: UTF8.self)
     }
 
     func testServesTheDemoStubsAndStopsOnSIGTERMWithExitZero() throws {

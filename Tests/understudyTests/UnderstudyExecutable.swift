@@ -46,3 +46,56 @@ func runUnderstudy(_ arguments: [String], in directory: URL) throws -> Understud
         stderr: String(decoding: stderr, as: UTF8.self)
     )
 }
+
+/// The package's root folder (the demo `Stubs/` live there).
+let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// A running `understudy serve`, `record` or `replay`, past its ready line.
+struct StartedUnderstudy {
+    let process: Process
+    /// Its standard output after the ready line (the request log).
+    let output: Pipe
+    let readyLine: String
+    let port: String
+}
+
+/// Starts `understudy` with `arguments` in the package root and waits for its ready line
+/// (`Understudy listening on http://127.0.0.1:PORT (...)`).
+func startUnderstudy(_ arguments: [String]) throws -> StartedUnderstudy {
+    let process = Process()
+    process.executableURL = try understudyExecutable()
+    process.arguments = arguments
+    process.currentDirectoryURL = packageRoot
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    var line = Data()
+    let deadline = Date().addingTimeInterval(30)
+    while Date() < deadline, !line.contains(UInt8(ascii: "\n")) {
+        let chunk = out.fileHandleForReading.availableData
+        if chunk.isEmpty { break }
+        line.append(chunk)
+    }
+    let ready = String(decoding: line, as: UTF8.self)
+    let prefix = "Understudy listening on http://127.0.0.1:"
+    guard ready.hasPrefix(prefix), let port = ready.dropFirst(prefix.count).split(separator: " ").first else {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        XCTFail("no ready line: \(ready)")
+        throw CocoaError(.fileReadUnknown)
+    }
+    return StartedUnderstudy(process: process, output: out, readyLine: ready, port: String(port))
+}
+
+/// What curl printed (silent, at most 10 s).
+func curlOutput(_ arguments: [String]) throws -> Data {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["curl", "--silent", "--max-time", "10"] + arguments
+    let out = Pipe()
+    process.standardOutput = out
+    try process.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return data
+}
