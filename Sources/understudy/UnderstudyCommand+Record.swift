@@ -22,30 +22,17 @@ extension UnderstudyCommand {
         @Option(help: "The HAR file to write.")
         var out: String
 
-        @Option(help: "The address to listen on; a non-loopback address needs --admin-token.")
-        var host = "127.0.0.1"
-
-        @Option(help: "The port; 0 picks a free one.")
-        var port = 8080
-
         @Option(name: .customLong("redact-header"), help: "Also write this header's values as REDACTED (repeatable).")
         var redactHeaders: [String] = []
 
         @Flag(name: .customLong("keep-secrets"), help: "Keep Authorization, Proxy-Authorization, Cookie and Set-Cookie values.")
         var keepSecrets = false
 
-        @Option(name: .customLong("admin-token"), help: "The bearer token the admin API requires.")
-        var adminToken: String?
-
-        @Option(help: "Request log: text, json or quiet.")
-        var log: ServeLogFormat = .text
+        @OptionGroup var listen: ListenOptions
 
         func validate() throws {
             guard let url = URL(string: upstream), url.host != nil, ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
                 throw ValidationError("--upstream '\(upstream)' is not an absolute http(s) URL; expected something like http://127.0.0.1:8081")
-            }
-            guard (0...65_535).contains(port) else {
-                throw ValidationError("--port \(port) is out of range; expected 0 to 65535")
             }
         }
 
@@ -64,15 +51,15 @@ extension UnderstudyCommand {
                 throw ExitCode(1)
             }
             let registry = recorder.registry
-            let writer = ServeLogWriter(format: log)
+            let writer = ServeLogWriter(format: listen.log)
             let configuration = StubServer.Configuration(
-                adminToken: adminToken,
+                adminToken: listen.adminToken,
                 onInteraction: { interaction in
                     writer.write(interaction, journal: registry.journal)
                     recorder.interactionFinished()
                 }
             )
-            try await serveUntilSignalled(registry, host: host, port: port, configuration: configuration, source: upstream)
+            try await serveUntilSignalled(registry, host: listen.host, port: listen.port, configuration: configuration, source: upstream)
             try recorder.flush()
         }
     }

@@ -20,12 +20,6 @@ extension UnderstudyCommand {
         @Argument(help: "The HAR file (HAR 1.2, as Understudy, mitmproxy or a browser writes it).")
         var file: String
 
-        @Option(help: "The address to listen on; a non-loopback address needs --admin-token.")
-        var host = "127.0.0.1"
-
-        @Option(help: "The port; 0 picks a free one.")
-        var port = 8080
-
         @Option(help: "What makes requests the same: a comma-separated list of method, url, host, body, header:NAME.")
         var match = HARMatchKey.default.description
 
@@ -35,11 +29,7 @@ extension UnderstudyCommand {
         @Option(name: .customLong("proxy-unmatched"), help: "Forward unrecorded requests to this URL instead of answering 404.")
         var proxyUnmatched: String?
 
-        @Option(name: .customLong("admin-token"), help: "The bearer token the admin API requires.")
-        var adminToken: String?
-
-        @Option(help: "Request log: text, json or quiet.")
-        var log: ServeLogFormat = .text
+        @OptionGroup var listen: ListenOptions
 
         func validate() throws {
             if let proxyUnmatched, URL(string: proxyUnmatched)?.host == nil {
@@ -47,9 +37,6 @@ extension UnderstudyCommand {
             }
             if strict, proxyUnmatched != nil {
                 throw ValidationError("--strict answers unrecorded requests with 404; it cannot be combined with --proxy-unmatched")
-            }
-            guard (0...65_535).contains(port) else {
-                throw ValidationError("--port \(port) is out of range; expected 0 to 65535")
             }
             do {
                 _ = try HARMatchKey(parsing: match)
@@ -66,13 +53,13 @@ extension UnderstudyCommand {
                 FileHandle.standardError.write(Data("\(error)\n".utf8))
                 throw ExitCode(2)
             }
-            let writer = ServeLogWriter(format: log)
+            let writer = ServeLogWriter(format: listen.log)
             let configuration = StubServer.Configuration(
                 proxyUnmatched: strict ? nil : proxyUnmatched.flatMap(URL.init(string:)),
-                adminToken: adminToken,
+                adminToken: listen.adminToken,
                 onInteraction: { writer.write($0, journal: registry.journal) }
             )
-            try await serveUntilSignalled(registry, host: host, port: port, configuration: configuration, source: file)
+            try await serveUntilSignalled(registry, host: listen.host, port: listen.port, configuration: configuration, source: file)
         }
     }
 }

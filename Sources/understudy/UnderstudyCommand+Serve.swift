@@ -15,12 +15,6 @@ extension UnderstudyCommand {
         @Argument(help: "Stub directories or files (default: Stubs).")
         var directories: [String] = []
 
-        @Option(help: "The address to listen on; a non-loopback address needs --admin-token.")
-        var host = "127.0.0.1"
-
-        @Option(help: "The port; 0 picks a free one.")
-        var port = 8080
-
         @Option(name: .customLong("proxy-unmatched"), help: "Forward unmatched requests to this URL instead of answering 404.")
         var proxyUnmatched: String?
 
@@ -33,18 +27,11 @@ extension UnderstudyCommand {
         @Option(name: .customLong("max-body"), help: "The largest request body accepted, in bytes.")
         var maxBody = 10 * 1024 * 1024
 
-        @Option(name: .customLong("admin-token"), help: "The bearer token the admin API requires.")
-        var adminToken: String?
-
-        @Option(help: "Request log: text, json or quiet.")
-        var log: ServeLogFormat = .text
+        @OptionGroup var listen: ListenOptions
 
         func validate() throws {
             if let proxyUnmatched, URL(string: proxyUnmatched)?.host == nil {
                 throw ValidationError("--proxy-unmatched '\(proxyUnmatched)' is not an absolute URL; expected something like http://127.0.0.1:8081")
-            }
-            guard (0...65_535).contains(port) else {
-                throw ValidationError("--port \(port) is out of range; expected 0 to 65535")
             }
             guard journalLimit >= 1 else { throw ValidationError("--journal-limit must be at least 1, not \(journalLimit)") }
             guard maxBody >= 0 else { throw ValidationError("--max-body must be 0 or more bytes, not \(maxBody)") }
@@ -61,7 +48,7 @@ extension UnderstudyCommand {
                     throw ExitCode(2)
                 }
             }
-            let writer = ServeLogWriter(format: log)
+            let writer = ServeLogWriter(format: listen.log)
             let recorder = try record.map { path in
                 let output = URL(fileURLWithPath: path)
                 let recorder = HARRecorder(registry: registry, output: output, onWriteError: { error in
@@ -78,13 +65,13 @@ extension UnderstudyCommand {
             let configuration = StubServer.Configuration(
                 maxBodySize: maxBody,
                 proxyUnmatched: proxyUnmatched.flatMap(URL.init(string:)),
-                adminToken: adminToken,
+                adminToken: listen.adminToken,
                 onInteraction: {
                     writer.write($0, journal: registry.journal)
                     recorder?.interactionFinished()
                 }
             )
-            try await serveUntilSignalled(registry, host: host, port: port, configuration: configuration, source: sources.joined(separator: ", "))
+            try await serveUntilSignalled(registry, host: listen.host, port: listen.port, configuration: configuration, source: sources.joined(separator: ", "))
             try recorder?.flush()
         }
     }
