@@ -8,6 +8,8 @@ final class StubEntry {
     let sequence: Int
     let pinned: PinnedValues
     var uses = 0
+    /// The rendering of a fixed `.response` answer, reused while valid; `nil` for sequences and closures.
+    let renderCache: RenderCache?
 
     init(stub: Stub, sequence: Int) {
         self.stub = stub
@@ -15,6 +17,11 @@ final class StubEntry {
         self.priority = stub.priority
         self.sequence = sequence
         self.pinned = stub.matcher.node.pinned
+        if case .response(let response) = stub.answer {
+            self.renderCache = RenderCache(for: response)
+        } else {
+            self.renderCache = nil
+        }
     }
 
     var isExhausted: Bool {

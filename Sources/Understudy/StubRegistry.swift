@@ -151,6 +151,8 @@ public final class StubRegistry: Sendable {
         public let stubName: String
         /// The answer for this use (a sequence's step already chosen).
         public let answer: Stub.Answer
+        /// Where a fixed answer's rendering is kept between uses.
+        let renderCache: RenderCache?
     }
 
     /// Finds the stub that answers `request` and counts the use (for `times` and sequences).
@@ -170,7 +172,7 @@ public final class StubRegistry: Sendable {
             } else {
                 answer = entry.stub.answer
             }
-            return Match(stubName: entry.stub.name, answer: answer)
+            return Match(stubName: entry.stub.name, answer: answer, renderCache: entry.renderCache)
         }
     }
 
@@ -228,7 +230,9 @@ public final class StubRegistry: Sendable {
             return .pending(match)
         }
         do {
-            return .resolved(.response(try response.renderImmediately(for: request, stubName: match.stubName)!))
+            let render = { try response.renderImmediately(for: request, stubName: match.stubName)! }
+            guard let cache = match.renderCache else { return .resolved(.response(try render())) }
+            return .resolved(.response(try cache.prepared(for: response, render: render)))
         } catch {
             return .resolved(failure(error, stubName: match.stubName))
         }

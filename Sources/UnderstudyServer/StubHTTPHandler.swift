@@ -19,19 +19,41 @@ final class StubHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         case refusing
     }
 
-    /// The response being delivered.
-    private struct Delivery {
+    /// How a request is answered, decided on or off the event loop.
+    private struct Reply: Sendable {
+        var prepared: PreparedResponse
+        var outcome: Interaction.Outcome
+        var transport: Interaction.Transport?
+        var nearMisses: [NearMiss] = []
+    }
+
+    /// The response being delivered: a class, since every step of the plan updates it.
+    private final class Delivery {
         var plan: DeliveryPlan
         let prepared: PreparedResponse
+        let wire: WireResponse
         let request: StubRequest
         let journalID: Int
         let keepAlive: Bool
         let version: HTTPVersion
         var outcome: Interaction.Outcome
-        var transport: Interaction.Transport?
-        var nearMisses: [NearMiss]
+        let transport: Interaction.Transport?
+        let nearMisses: [NearMiss]
         var bodyBytesSent = 0
         var headSent = false
+
+        init(reply: Reply, wire: WireResponse, request: StubRequest, journalID: Int, keepAlive: Bool, version: HTTPVersion) {
+            self.plan = reply.prepared.deliveryPlan(method: request.method)
+            self.prepared = reply.prepared
+            self.wire = wire
+            self.request = request
+            self.journalID = journalID
+            self.keepAlive = keepAlive
+            self.version = version
+            self.outcome = reply.outcome
+            self.transport = reply.transport
+            self.nearMisses = reply.nearMisses
+        }
     }
 
     private let shared: ServerShared
@@ -93,10 +115,10 @@ final class StubHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             headers: ["Content-Type": "text/plain; charset=utf-8", "Content-Length": String(message.utf8.count), "Connection": "close"],
             body: Data(message.utf8)
         )
-        start(Delivery(
-            plan: prepared.deliveryPlan(method: request.method), prepared: prepared, request: request, journalID: id,
-            keepAlive: false, version: head.version, outcome: .failed("request body over the limit"), nearMisses: []
-        ), context: context)
+        start(
+            Reply(prepared: prepared, outcome: .failed("request body over the limit")),
+            request: request, id: id, keepAlive: false, version: head.version, context: context
+        )
     }
 
     // MARK: - Dispatch
@@ -106,20 +128,22 @@ final class StubHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         for header in head.headers {
             headers.add(name: header.name, value: header.value)
         }
-        let url: URL
-        let lowered = head.uri.lowercased()
+        let bodyData = body.map { Data($0.readableBytesView) }
+        let lowered = head.uri.prefix(8).lowercased()
         if lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), let absolute = URL(string: head.uri) {
-            url = absolute  // forward-proxy mode: absolute-form request target
-        } else {
-            let listener = shared.listener
-            let host = head.headers.first(name: "host") ?? "\(listener.host):\(listener.port)"
-            url = URL(string: "\(shared.scheme)://\(host)\(head.uri.hasPrefix("/") ? head.uri : "/" + head.uri)")
-                ?? URL(string: "\(shared.scheme)://\(listener.host):\(listener.port)/")!
+            // Forward-proxy mode: an absolute-form request target.
+            return StubRequest(method: head.method.rawValue, url: absolute, headers: headers, body: bodyData)
         }
-        return StubRequest(
-            method: head.method.rawValue, url: url, headers: headers,
-            body: body.map { Data($0.readableBytesView) }
-        )
+        let listener = headers["Host"] == nil ? shared.listener : nil
+        let authority = headers["Host"] ?? "\(listener!.host):\(listener!.port)"
+        let target = head.uri.hasPrefix("/") ? head.uri : "/" + head.uri
+        if let request = StubRequest(
+            method: head.method.rawValue, scheme: shared.scheme, authority: authority, target: target, headers: headers, body: bodyData
+        ) {
+            return request
+        }
+        let fallback = listener ?? shared.listener
+        return StubRequest(method: head.method.rawValue, url: URL(string: "\(shared.scheme)://\(fallback.host):\(fallback.port)/")!, headers: headers, body: bodyData)
     }
 
     private func dispatch(head: HTTPRequestHead, body: ByteBuffer?, context: ChannelHandlerContext) {
@@ -131,10 +155,10 @@ final class StubHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         let id = journal.begin(request, transport: .server)
         if head.method == .CONNECT {
             let message = "CONNECT (https through the proxy) is not supported: Understudy does not intercept TLS yet\n"
-            return start(Delivery(
-                plan: textResponse(501, message).deliveryPlan(method: request.method), prepared: textResponse(501, message),
-                request: request, journalID: id, keepAlive: false, version: head.version, outcome: .completed, nearMisses: []
-            ), context: context)
+            return start(
+                Reply(prepared: textResponse(501, message), outcome: .completed),
+                request: request, id: id, keepAlive: false, version: head.version, context: context
+            )
         }
         let keepAlive = head.isKeepAlive
         let version = head.version
@@ -145,66 +169,50 @@ final class StubHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .resolved(.unmatched) where shared.configuration.proxyUnmatched != nil:
             pendingMatch = nil
         case .resolved(let resolution):
-            return start(Self.delivery(for: resolution, request: request, id: id, keepAlive: keepAlive, version: version), context: context)
+            return start(Self.reply(for: resolution, request: request), request: request, id: id, keepAlive: keepAlive, version: version, context: context)
         case .pending(let match):
             pendingMatch = match
         }
         let shared = self.shared
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-        let promise = context.eventLoop.makePromise(of: Delivery.self)
+        let promise = context.eventLoop.makePromise(of: Reply.self)
         promise.completeWithTask {
             guard let pendingMatch else {
-                return await Self.proxy(request, id: id, keepAlive: keepAlive, version: version, shared: shared)
+                return await Self.proxy(request, shared: shared)
             }
-            let resolution = await shared.registry.finish(pendingMatch, for: request, context: shared.renderContext)
-            return Self.delivery(for: resolution, request: request, id: id, keepAlive: keepAlive, version: version)
+            return Self.reply(for: await shared.registry.finish(pendingMatch, for: request, context: shared.renderContext), request: request)
         }
-        promise.futureResult.whenSuccess { delivery in
+        promise.futureResult.whenSuccess { reply in
             guard let context = handler.value.context else {
                 // The connection went away while the stub was thinking.
-                return journal.finish(id, with: InteractionResult(stubName: delivery.prepared.stubName, status: nil, outcome: .cancelled))
+                return journal.finish(id, with: InteractionResult(stubName: reply.prepared.stubName, status: nil, outcome: .cancelled))
             }
-            handler.value.start(delivery, context: context)
+            handler.value.start(reply, request: request, id: id, keepAlive: keepAlive, version: version, context: context)
         }
     }
 
     /// An unmatched request passed to `--proxy-unmatched`.
-    private static func proxy(_ request: StubRequest, id: Int, keepAlive: Bool, version: HTTPVersion, shared: ServerShared) async -> Delivery {
+    private static func proxy(_ request: StubRequest, shared: ServerShared) async -> Reply {
         let nearMisses = shared.registry.nearMisses(for: request)
-        let prepared: PreparedResponse
-        let outcome: Interaction.Outcome
         do {
-            prepared = try await StubResponse.forward(to: shared.configuration.proxyUnmatched)
+            let prepared = try await StubResponse.forward(to: shared.configuration.proxyUnmatched)
                 .render(for: request, stubName: nil, context: shared.renderContext)
-            outcome = .completed
+            return Reply(prepared: prepared, outcome: .completed, transport: .proxy, nearMisses: nearMisses)
         } catch {
-            prepared = textResponse(502, "\(error)\n")
-            outcome = .failed("\(error)")
+            return Reply(prepared: textResponse(502, "\(error)\n"), outcome: .failed("\(error)"), transport: .proxy, nearMisses: nearMisses)
         }
-        return Delivery(
-            plan: prepared.deliveryPlan(method: request.method), prepared: prepared, request: request, journalID: id,
-            keepAlive: keepAlive, version: version, outcome: outcome, transport: .proxy, nearMisses: nearMisses
-        )
     }
 
-    /// How a resolution is delivered: the stub's response, its failure, or the 404 report.
-    private static func delivery(
-        for resolution: StubRegistry.Resolution, request: StubRequest, id: Int, keepAlive: Bool, version: HTTPVersion
-    ) -> Delivery {
-        func delivery(_ prepared: PreparedResponse, outcome: Interaction.Outcome, transport: Interaction.Transport? = nil, nearMisses: [NearMiss] = []) -> Delivery {
-            Delivery(
-                plan: prepared.deliveryPlan(method: request.method), prepared: prepared, request: request, journalID: id,
-                keepAlive: keepAlive, version: version, outcome: outcome, transport: transport, nearMisses: nearMisses
-            )
-        }
+    /// How a resolution is answered: the stub's response, its failure, or the 404 report.
+    private static func reply(for resolution: StubRegistry.Resolution, request: StubRequest) -> Reply {
         switch resolution {
         case .response(let prepared):
-            return delivery(prepared, outcome: prepared.truncateAfter.map { .truncated(bytes: $0) } ?? .completed)
+            return Reply(prepared: prepared, outcome: prepared.truncateAfter.map { .truncated(bytes: $0) } ?? .completed)
         case .failed(let prepared, let message):
-            return delivery(prepared, outcome: .failed(message))
+            return Reply(prepared: prepared, outcome: .failed(message))
         case .unmatched(let nearMisses):
             let report = NearMiss.report(for: request, nearMisses: nearMisses) + "\n"
-            return delivery(textResponse(404, report), outcome: .unmatched, nearMisses: nearMisses)
+            return Reply(prepared: textResponse(404, report), outcome: .unmatched, nearMisses: nearMisses)
         }
     }
 
@@ -243,15 +251,25 @@ final class StubHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     // MARK: - Delivery
 
-    private func start(_ delivery: Delivery, context: ChannelHandlerContext) {
-        self.delivery = delivery
+    private func start(
+        _ reply: Reply, request: StubRequest, id: Int, keepAlive: Bool, version: HTTPVersion, context: ChannelHandlerContext
+    ) {
+        var reply = reply
+        let wire: WireResponse
+        do {
+            wire = try shared.wireResponse(for: reply.prepared, allocator: context.channel.allocator)
+        } catch {
+            let message = "stub \"\(reply.prepared.stubName ?? "")\" cannot be sent: \(error.message)"
+            reply = Reply(prepared: textResponse(500, message + "\n"), outcome: .failed(message))
+            wire = try! WireResponse(reply.prepared, allocator: context.channel.allocator)
+        }
+        delivery = Delivery(reply: reply, wire: wire, request: request, journalID: id, keepAlive: keepAlive, version: version)
         advance(context: context)
     }
 
     /// Carries out plan actions until one needs a timer, the response ends, or a fault holds.
     private func advance(context: ChannelHandlerContext) {
-        while var current = delivery, let action = current.plan.next() {
-            delivery = current
+        while let current = delivery, let action = current.plan.next() {
             switch action {
             case .wait(let duration):
                 context.flush()
@@ -264,27 +282,17 @@ final class StubHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
                 return
             case .fail(let fault):
                 current.outcome = .fault(fault)
-                delivery = current
                 return performFault(fault, context: context)
             case .sendHead:
-                var headers = HTTPHeaders(current.prepared.headers.map { ($0.name, $0.value) })
-                if [204, 304].contains(current.prepared.status) || (100...199).contains(current.prepared.status) {
-                    headers.remove(name: "content-length")
-                }
-                if !current.keepAlive || current.prepared.truncateAfter != nil {
-                    headers.replaceOrAdd(name: "Connection", value: "close")
-                } else if current.version.major == 1, current.version.minor == 0 {
-                    headers.replaceOrAdd(name: "Connection", value: "keep-alive")
-                }
-                let head = HTTPResponseHead(version: current.version, status: HTTPResponseStatus(statusCode: current.prepared.status), headers: headers)
-                context.write(wrapOutboundOut(.head(head)), promise: nil)
+                let headers = current.wire.headers(
+                    keepAlive: current.keepAlive, version: current.version, closing: current.prepared.truncateAfter != nil
+                )
+                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: current.version, status: current.wire.status, headers: headers))), promise: nil)
                 current.headSent = true
-                delivery = current
             case .sendBody(let range):
-                let slice = current.prepared.body[current.prepared.body.startIndex + range.lowerBound ..< current.prepared.body.startIndex + range.upperBound]
-                context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: slice)))), promise: nil)
+                let slice = current.wire.body.getSlice(at: current.wire.body.readerIndex + range.lowerBound, length: range.count)!
+                context.write(wrapOutboundOut(.body(.byteBuffer(slice))), promise: nil)
                 current.bodyBytesSent += range.count
-                delivery = current
             case .finish(let close):
                 // Journaled before the last byte leaves, so a client that has its response
                 // always finds it in the journal.
@@ -363,7 +371,7 @@ final class StubHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     func channelInactive(context: ChannelHandlerContext) {
         pendingTimer?.cancel()
         pendingTimer = nil
-        if var unfinished = delivery {
+        if let unfinished = delivery {
             if unfinished.outcome == .completed || { if case .truncated = unfinished.outcome { return true } else { return false } }() {
                 unfinished.outcome = .cancelled
             }

@@ -86,9 +86,12 @@ public final class StubServer: Sendable {
             .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    // Outbound headers are checked once per rendering by `WireResponse`, not by NIO
+                    // for every response.
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(
                         withPipeliningAssistance: true,
-                        withErrorHandling: true
+                        withErrorHandling: true,
+                        withOutboundHeaderValidation: false
                     )
                     try channel.pipeline.syncOperations.addHandler(StubHTTPHandler(shared: shared))
                     shared.track(channel)
@@ -129,6 +132,7 @@ final class ServerShared: Sendable {
     let scheme: String
     let upstream = HTTPClientUpstream()
     let admin: AdminAPI
+    private let wireResponses = LockedState<[UInt64: WireResponse]>([:])
     private let state = LockedState<(channels: [ObjectIdentifier: any Channel], host: String, port: Int)>(([:], "127.0.0.1", 0))
 
     init(registry: StubRegistry, configuration: StubServer.Configuration, scheme: String) {
@@ -136,6 +140,20 @@ final class ServerShared: Sendable {
         self.configuration = configuration
         self.scheme = scheme
         self.admin = AdminAPI(registry: registry, token: configuration.adminToken)
+    }
+
+    /// `prepared` encoded for NIO: kept when the registry reuses the rendering (it has a
+    /// ``PreparedResponse/renderID``), so canned answers are encoded once.
+    func wireResponse(for prepared: PreparedResponse, allocator: ByteBufferAllocator) throws(WireResponse.InvalidHeader) -> WireResponse {
+        guard let id = prepared.renderID else { return try WireResponse(prepared, allocator: allocator) }
+        if let cached = wireResponses.withLock({ $0[id] }) { return cached }
+        let wire = try WireResponse(prepared, allocator: allocator)
+        wireResponses.withLock { cache in
+            // Renderings are replaced when files change; old ones are simply forgotten.
+            if cache.count >= 4096 { cache.removeAll() }
+            cache[id] = wire
+        }
+        return wire
     }
 
     var renderContext: RenderContext {

@@ -62,14 +62,19 @@ extension UnderstudyCommand {
                 }
                 return recorder
             }
+            // Quiet and not recording: nothing to tell, so the server skips the call.
+            var onInteraction: (@Sendable (Interaction) -> Void)?
+            if listen.log != .quiet || recorder != nil {
+                onInteraction = { interaction in
+                    writer.write(interaction, journal: registry.journal)
+                    recorder?.interactionFinished()
+                }
+            }
             let configuration = StubServer.Configuration(
                 maxBodySize: maxBody,
                 proxyUnmatched: proxyUnmatched.flatMap(URL.init(string:)),
                 adminToken: listen.adminToken,
-                onInteraction: {
-                    writer.write($0, journal: registry.journal)
-                    recorder?.interactionFinished()
-                }
+                onInteraction: onInteraction
             )
             try await serveUntilSignalled(registry, host: listen.host, port: listen.port, configuration: configuration, source: sources.joined(separator: ", "))
             try recorder?.flush()

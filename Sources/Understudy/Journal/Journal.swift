@@ -165,18 +165,23 @@ public final class Journal: Sendable {
             guard let first = state.entries.first else { return }
             let index = id - first.id
             guard state.entries.indices.contains(index) else { return }
-            var entry = state.entries[index]
-            entry.stubName = result.stubName
-            entry.status = result.status
-            entry.responseHeaders = result.headers
-            entry.bodyBytesSent = result.bodyBytesSent
-            entry.responseBody = state.keepsBodies ? result.responseBody.map { Data($0) } : nil
-            entry.outcome = result.outcome
-            entry.nearMisses = result.nearMisses
-            if let transport = result.transport { entry.transport = transport }
-            entry.duration = .seconds(Date().timeIntervalSince(entry.startTime))
-            state.entries[index] = entry
+            let keepsBodies = state.keepsBodies
+            // Updated in place: copying the entry out and back would retain and release every
+            // field of it, for every request a server answers.
+            Self.apply(result, to: &state.entries[index], keepingBody: keepsBodies)
         }
+    }
+
+    private static func apply(_ result: InteractionResult, to entry: inout Interaction, keepingBody: Bool) {
+        entry.stubName = result.stubName
+        entry.status = result.status
+        entry.responseHeaders = result.headers
+        entry.bodyBytesSent = result.bodyBytesSent
+        entry.responseBody = keepingBody ? result.responseBody.map { Data($0) } : nil
+        entry.outcome = result.outcome
+        entry.nearMisses = result.nearMisses
+        if let transport = result.transport { entry.transport = transport }
+        entry.duration = .seconds(Date().timeIntervalSince(entry.startTime))
     }
 
     private static func trim(_ state: inout State) {

@@ -133,8 +133,18 @@ public struct HeaderFields: Sendable, Hashable, Sequence, ExpressibleByDictionar
 }
 
 extension String {
-    @inlinable
+    /// Header names are ASCII: compared byte by byte without allocating, which matters since
+    /// every header lookup runs this; anything non-ASCII falls back to `lowercased()`.
     func caseInsensitiveEquals(_ other: String) -> Bool {
-        self.utf8.count == other.utf8.count && self.lowercased() == other.lowercased()
+        guard self.utf8.count == other.utf8.count else { return false }
+        var isASCII = true
+        let equal = zip(self.utf8, other.utf8).allSatisfy { a, b in
+            if a >= 0x80 || b >= 0x80 {
+                isASCII = false
+                return true
+            }
+            return a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= UInt8(ascii: "a") && (a | 0x20) <= UInt8(ascii: "z"))
+        }
+        return isASCII ? equal : self.lowercased() == other.lowercased()
     }
 }

@@ -6,8 +6,8 @@ import Foundation
 public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
     /// The method, uppercased (`GET`, `HEAD`, `POST`, ...).
     public let method: String
-    /// The full URL, with scheme and host (in origin mode the host comes from `Host`).
-    public let url: URL
+    /// The full URL as text, with scheme and host (in origin mode the host comes from `Host`).
+    public let urlString: String
     /// The header lines as the client sent them.
     public let headers: HeaderFields
     /// The body, when one was sent and could be seen.
@@ -31,6 +31,14 @@ public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
     /// The query items in order; a key given without `=` has an empty value.
     public let queryItems: [(name: String, value: String)]
 
+    /// The full URL, with scheme and host (in origin mode the host comes from `Host`).
+    ///
+    /// Built from ``urlString`` when asked for: the server journals many requests whose
+    /// `URL` nobody ever looks at.
+    public var url: URL {
+        URL(string: urlString) ?? URL(string: "about:blank")!
+    }
+
     /// Creates a request.
     /// - Parameters:
     ///   - method: the HTTP method; stored uppercased.
@@ -39,25 +47,138 @@ public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
     ///   - body: the body, if any.
     ///   - timeoutInterval: the client's timeout.
     public init(method: String = "GET", url: URL, headers: HeaderFields = [:], body: Data? = nil, timeoutInterval: TimeInterval = 60) {
-        self.method = method.uppercased()
-        self.timeoutInterval = timeoutInterval
-        self.url = url
-        self.headers = headers
-        self.body = body
         let components = URLComponents(url: url, resolvingAgainstBaseURL: true)
-        self.scheme = (components?.scheme ?? url.scheme ?? "").lowercased()
-        self.host = (components?.host ?? "").lowercased()
-        self.port = components?.port
         let path = components?.path ?? ""
-        self.path = path.isEmpty ? "/" : path
-        self.pathExtension = StubRequest.extensionOf(path: self.path)
-        self.queryItems = (components?.queryItems ?? []).map { ($0.name, $0.value ?? "") }
+        self.init(
+            method: method.uppercased(), urlString: url.absoluteString, headers: headers, body: body,
+            timeoutInterval: timeoutInterval,
+            scheme: (components?.scheme ?? url.scheme ?? "").lowercased(),
+            host: (components?.host ?? "").lowercased(),
+            port: components?.port,
+            path: path.isEmpty ? "/" : path,
+            queryItems: (components?.queryItems ?? []).map { ($0.name, $0.value ?? "") }
+        )
     }
 
     /// Creates a request from a string URL; `nil` when it is not a valid URL.
     public init?(method: String = "GET", _ urlString: String, headers: HeaderFields = [:], body: Data? = nil) {
         guard let url = URL(string: urlString) else { return nil }
         self.init(method: method, url: url, headers: headers, body: body)
+    }
+
+    /// Creates a request from what came over the wire in origin form: the listener's scheme,
+    /// the `Host` authority and a request target such as `/cats/1.png?w=200`.
+    ///
+    /// Plain targets and authorities are parsed by hand, which is what a stub server does for
+    /// every request; anything unusual (percent-escapes that do not decode, IPv6 literals,
+    /// characters a URL may not hold) goes through `URLComponents` as before. `nil` when even
+    /// that cannot make a URL of it.
+    package init?(method: String, scheme: String, authority: String, target: String, headers: HeaderFields, body: Data?) {
+        let urlString = scheme + "://" + authority + target
+        guard let parsed = Self.parseOriginForm(authority: authority, target: target) else {
+            guard let url = URL(string: urlString) else { return nil }
+            self.init(method: method, url: url, headers: headers, body: body)
+            return
+        }
+        self.init(
+            method: method.uppercased(), urlString: urlString, headers: headers, body: body, timeoutInterval: 60,
+            scheme: scheme.lowercased(), host: parsed.host, port: parsed.port, path: parsed.path, queryItems: parsed.query
+        )
+    }
+
+    private init(
+        method: String, urlString: String, headers: HeaderFields, body: Data?, timeoutInterval: TimeInterval,
+        scheme: String, host: String, port: Int?, path: String, queryItems: [(name: String, value: String)]
+    ) {
+        self.method = method
+        self.urlString = urlString
+        self.headers = headers
+        self.body = body
+        self.timeoutInterval = timeoutInterval
+        self.scheme = scheme
+        self.host = host
+        self.port = port
+        self.path = path
+        self.pathExtension = Self.extensionOf(path: path)
+        self.queryItems = queryItems
+    }
+
+    /// Host, port, decoded path and query of a plain authority and origin-form target, or
+    /// `nil` when either holds anything the hand parser leaves to `URLComponents`.
+    private static func parseOriginForm(
+        authority: String, target: String
+    ) -> (host: String, port: Int?, path: String, query: [(name: String, value: String)])? {
+        guard target.utf8.first == UInt8(ascii: "/"), target.utf8.allSatisfy(isTargetByte),
+              !authority.isEmpty, authority.utf8.allSatisfy(isAuthorityByte)
+        else { return nil }
+        var host = Substring(authority)
+        var port: Int?
+        if let colon = authority.lastIndex(of: ":") {
+            host = authority[..<colon]
+            let digits = authority[authority.index(after: colon)...]
+            guard !host.isEmpty, digits.isEmpty || digits.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+            if !digits.isEmpty {
+                guard let number = Int(digits), number <= 65_535 else { return nil }
+                port = number
+            }
+        }
+        let rawPath: Substring, rawQuery: Substring?
+        if let question = target.firstIndex(of: "?") {
+            rawPath = target[..<question]
+            rawQuery = target[target.index(after: question)...]
+        } else {
+            rawPath = Substring(target)
+            rawQuery = nil
+        }
+        guard let path = decoded(rawPath) else { return nil }
+        var query: [(name: String, value: String)] = []
+        if let rawQuery, !rawQuery.isEmpty {
+            for item in rawQuery.split(separator: "&", omittingEmptySubsequences: false) {
+                let name: Substring, value: Substring
+                if let equals = item.firstIndex(of: "=") {
+                    name = item[..<equals]
+                    value = item[item.index(after: equals)...]
+                } else {
+                    name = item
+                    value = ""
+                }
+                guard let decodedName = decoded(name), let decodedValue = decoded(value) else { return nil }
+                query.append((decodedName, decodedValue))
+            }
+        }
+        return (host.lowercased(), port, path, query)
+    }
+
+    private static func decoded(_ text: Substring) -> String? {
+        guard text.utf8.contains(UInt8(ascii: "%")) else { return String(text) }
+        return String(text).removingPercentEncoding
+    }
+
+    /// The bytes RFC 3986 allows in a path and query (unreserved, sub-delims, `:@/?%`);
+    /// `#` is left out since a request target carries no fragment.
+    private static func isTargetByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "!"), UInt8(ascii: "$"),
+             UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"),
+             UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "/"),
+             UInt8(ascii: "?"), UInt8(ascii: "%"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// A registered name or IPv4 address with an optional port (IPv6 literals go the slow way).
+    private static func isAuthorityByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: ":"):
+            return true
+        default:
+            return false
+        }
     }
 
     static func extensionOf(path: String) -> String {
@@ -68,18 +189,18 @@ public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
     }
 
     public static func == (lhs: StubRequest, rhs: StubRequest) -> Bool {
-        lhs.method == rhs.method && lhs.url == rhs.url && lhs.headers == rhs.headers && lhs.body == rhs.body
+        lhs.method == rhs.method && lhs.urlString == rhs.urlString && lhs.headers == rhs.headers && lhs.body == rhs.body
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(method)
-        hasher.combine(url)
+        hasher.combine(urlString)
         hasher.combine(headers)
         hasher.combine(body)
     }
 
     /// `METHOD URL`, as logs and near-miss reports print it.
     public var description: String {
-        "\(method) \(url.absoluteString)"
+        "\(method) \(urlString)"
     }
 }

@@ -19,6 +19,9 @@ public struct PreparedResponse: Sendable {
     public var fault: Fault?
     /// The name of the stub that produced it; `nil` for unmatched and pass-through answers.
     public var stubName: String?
+    /// Set when the registry reuses this rendering for every use of its stub (see
+    /// `RenderCache`), so a transport may keep its own encoding of it under this key.
+    package var renderID: UInt64?
 
     /// Creates a prepared response.
     public init(

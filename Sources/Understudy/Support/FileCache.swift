@@ -19,20 +19,32 @@ final class FileCache: Sendable {
         self.capacity = capacity
     }
 
-    func contents(of url: URL) throws -> Data {
-        let path = url.path
-        // stat(2) rather than FileManager's attributes: this runs for every request.
+    /// What identifies a version of a file: its size and modification time.
+    struct Stamp: Sendable, Hashable {
+        let size: Int64
+        let modified: Date
+    }
+
+    /// The file's current size and modification time, from one `stat(2)`; `nil` when it
+    /// cannot be read.
+    func stamp(of path: String) -> Stamp? {
         var info = stat()
-        guard stat(path, &info) == 0 else {
-            throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path])
-        }
-        let size = Int64(info.st_size)
+        guard stat(path, &info) == 0 else { return nil }
         #if canImport(Darwin)
         let modified = Date(timeIntervalSince1970: Double(info.st_mtimespec.tv_sec) + Double(info.st_mtimespec.tv_nsec) / 1e9)
         #else
         let modified = Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
         #endif
-        if let entry = state.withLock({ $0.entries[path] }), entry.size == size, entry.modified == modified {
+        return Stamp(size: Int64(info.st_size), modified: modified)
+    }
+
+    func contents(of url: URL) throws -> Data {
+        let path = url.path
+        // stat(2) rather than FileManager's attributes: this runs for every request.
+        guard let stamp = stamp(of: path) else {
+            throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path])
+        }
+        if let entry = state.withLock({ $0.entries[path] }), entry.size == stamp.size, entry.modified == stamp.modified {
             return entry.data
         }
         let data = try Data(contentsOf: url)
@@ -44,7 +56,7 @@ final class FileCache: Sendable {
                 state.bytes = 0
             }
             state.bytes += data.count - (state.entries[path]?.data.count ?? 0)
-            state.entries[path] = Entry(size: size, modified: modified, data: data)
+            state.entries[path] = Entry(size: stamp.size, modified: stamp.modified, data: data)
         }
         return data
     }

@@ -1,0 +1,60 @@
+import Foundation
+@testable import Understudy
+import XCTest
+
+/// Canned answers are rendered once and reused, but never when that would change what a
+/// client sees: an edited file, a random delay.
+final class RenderCacheTests: XCTestCase {
+    private func prepared(_ stubs: StubRegistry, _ url: String) throws -> PreparedResponse {
+        let request = try XCTUnwrap(StubRequest(url))
+        guard case .resolved(.response(let prepared)) = stubs.resolveImmediately(request) else {
+            XCTFail("\(url) was not answered on the spot")
+            throw CancellationError()
+        }
+        return prepared
+    }
+
+    func testAFileIsRenderedOnceAndAgainWhenItChanges() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("render-cache-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("a.txt")
+        try Data("first".utf8).write(to: file)
+        let stubs = StubRegistry()
+        stubs.stub(.path("/a.txt"), named: "a", response: .file(file))
+
+        let first = try prepared(stubs, "http://h/a.txt")
+        let again = try prepared(stubs, "http://h/a.txt")
+        XCTAssertEqual(first.body, Data("first".utf8))
+        XCTAssertNotNil(first.renderID)
+        XCTAssertEqual(again.renderID, first.renderID, "an unchanged file reuses the rendering")
+
+        try Data("second, longer".utf8).write(to: file)
+        let edited = try prepared(stubs, "http://h/a.txt")
+        XCTAssertEqual(edited.body, Data("second, longer".utf8))
+        XCTAssertEqual(edited.headers["Content-Length"], "14")
+        XCTAssertNotEqual(edited.renderID, first.renderID)
+
+        try FileManager.default.removeItem(at: file)
+        guard case .resolved(.failed(let failure, let message)) = stubs.resolveImmediately(try XCTUnwrap(StubRequest("http://h/a.txt"))) else {
+            return XCTFail("a deleted file must fail, not serve the cached copy")
+        }
+        XCTAssertEqual(failure.status, 500)
+        XCTAssertTrue(message.contains("cannot read file"), message)
+    }
+
+    func testRandomDelaysAndSequencesAreNotReused() throws {
+        let stubs = StubRegistry()
+        stubs.stub(.path("/slow"), response: .text("x").delayed(.uniform(.milliseconds(100)...(.milliseconds(900)))))
+        stubs.stub(.path("/steps"), responses: [.text("one"), .text("two")])
+        stubs.stub(.path("/fixed"), response: .text("x").delayed(by: .milliseconds(5)))
+        let delays = try (0..<8).map { _ in try prepared(stubs, "http://h/slow").delay }
+        XCTAssertGreaterThan(Set(delays).count, 1, "each use draws its own delay: \(delays)")
+        XCTAssertNil(try prepared(stubs, "http://h/slow").renderID)
+        XCTAssertEqual(String(decoding: try prepared(stubs, "http://h/steps").body, as: UTF8.self), "one")
+        XCTAssertEqual(String(decoding: try prepared(stubs, "http://h/steps").body, as: UTF8.self), "two")
+        let fixed = try prepared(stubs, "http://h/fixed")
+        XCTAssertEqual(fixed.delay, .milliseconds(5))
+        XCTAssertEqual(try prepared(stubs, "http://h/fixed").renderID, fixed.renderID)
+    }
+}
