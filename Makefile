@@ -2,7 +2,7 @@
 SWIFT ?= swift
 VENV := .venv
 
-.PHONY: test serve build deps test-deps bench bench-server check clean
+.PHONY: test serve build deps test-deps bench bench-server soak check clean
 
 ## test: build and run the whole test suite (installs what the tests need when missing).
 test: test-deps
@@ -29,6 +29,10 @@ bench: deps
 ## bench-server: wrk against understudy serve, nginx-light and WireMock 2.35.1 (about 8 minutes).
 bench-server: deps
 	bash Benchmarks/bench-server.sh
+
+## soak: 200 keep-alive connections for 60 s over every kind of stub; checks errors, journal and RSS.
+soak: deps
+	bash Benchmarks/soak.sh
 
 # System libraries, through apt only when pkg-config cannot find them.
 deps:
