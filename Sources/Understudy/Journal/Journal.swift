@@ -20,12 +20,17 @@ public final class Journal: Sendable {
     }
 
     private struct State {
-        var entries: Deque<Interaction> = []
+        var entries: Deque<JournalRecord> = []
+        /// The id of the next entry; the kept ones are the `entries.count` before it.
         var nextID = 1
         var limit: Int?
         var keepsBodies = false
         var dropped = 0
         var waiters: [UUID: Waiter] = [:]
+        /// Header sets seen lately, whose storage new entries share.
+        var recentHeaders: [HeaderFields] = []
+
+        var firstID: Int { nextID - entries.count }
     }
 
     private let state: LockedState<State>
@@ -36,7 +41,11 @@ public final class Journal: Sendable {
     ///   - limit: the most entries kept, or `nil` for all.
     ///   - keepsBodies: whether entries keep the response body bytes sent (for HAR export).
     public init(limit: Int? = nil, keepsBodies: Bool = false) {
-        state = LockedState(State(limit: limit, keepsBodies: keepsBodies))
+        var initial = State(limit: limit, keepsBodies: keepsBodies)
+        // Reserved up front so that a full journal rotates through exactly `limit` slots
+        // instead of a grown buffer's worth.
+        if let limit, limit <= 1_000_000 { initial.entries.reserveCapacity(limit) }
+        state = LockedState(initial)
     }
 
     /// Whether entries keep the response body bytes sent (``Interaction/responseBody``), as
@@ -59,7 +68,10 @@ public final class Journal: Sendable {
 
     /// Every entry kept, oldest first.
     public var interactions: [Interaction] {
-        state.withLock { Array($0.entries) }
+        // Copied out under the lock (a constant-time copy) and expanded outside it, so a test
+        // reading a big journal does not hold up the transports.
+        let (records, first) = state.withLock { ($0.entries, $0.firstID) }
+        return records.enumerated().map { $0.element.interaction(id: first + $0.offset) }
     }
 
     /// The number of entries kept.
@@ -69,31 +81,32 @@ public final class Journal: Sendable {
 
     /// Entries whose request matches `matcher`, oldest first.
     public func interactions(matching matcher: RequestMatcher) -> [Interaction] {
-        state.withLock { $0.entries.filter { matcher.matches($0.request) } }
+        interactions.filter { matcher.matches($0.request) }
     }
 
     /// How many entries' requests match `matcher`.
     public func count(matching matcher: RequestMatcher) -> Int {
-        state.withLock { $0.entries.reduce(0) { $0 + (matcher.matches($1.request) ? 1 : 0) } }
+        let records = state.withLock { $0.entries }
+        return records.reduce(0) { $0 + (matcher.matches($1.request) ? 1 : 0) }
     }
 
     /// Entries that no stub answered, oldest first.
     public var unmatched: [Interaction] {
-        state.withLock { $0.entries.filter { $0.outcome == .unmatched || ($0.stubName == nil && $0.transport == .proxy) } }
+        let (records, first) = state.withLock { ($0.entries, $0.firstID) }
+        return records.enumerated().filter(\.element.isUnmatched).map { $0.element.interaction(id: first + $0.offset) }
     }
 
     /// The entry with this id, if still kept.
     public func interaction(id: Int) -> Interaction? {
         state.withLock { state in
-            guard let first = state.entries.first else { return nil }
-            let index = id - first.id
-            return state.entries.indices.contains(index) ? state.entries[index] : nil
+            let index = id - state.firstID
+            return state.entries.indices.contains(index) ? state.entries[index].interaction(id: id) : nil
         }
     }
 
     /// Forgets every entry (waiters keep waiting for new ones).
     public func clear() {
-        state.withLock { $0.entries.removeAll() }
+        state.withLock { $0.entries.removeAll(keepingCapacity: true) }
     }
 
     /// Waits until `count` requests matching `matcher` have arrived (counting those already
@@ -141,8 +154,13 @@ public final class Journal: Sendable {
         let (id, ready) = state.withLock { state -> (Int, [CheckedContinuation<Void, any Error>]) in
             let id = state.nextID
             state.nextID += 1
-            state.entries.append(Interaction(id: id, request: request, transport: transport, redirectedFrom: redirectedFrom, startTime: now))
-            Self.trim(&state)
+            if let limit = state.limit, state.entries.count >= limit {
+                // Dropped before appending, so the buffer never grows past the limit.
+                Self.drop(state.entries.count - limit + 1, from: &state)
+            }
+            var record = JournalRecord(request, transport: transport, redirectedFrom: redirectedFrom, startTime: now)
+            record.shareHeaders(with: &state.recentHeaders)
+            state.entries.append(record)
             var ready: [CheckedContinuation<Void, any Error>] = []
             for (key, var waiter) in state.waiters where waiter.matcher.matches(request) {
                 waiter.seen += 1
@@ -161,34 +179,25 @@ public final class Journal: Sendable {
 
     /// Completes entry `id` with how it ended.
     public func finish(_ id: Int, with result: InteractionResult) {
+        let now = Date()
         state.withLock { state in
-            guard let first = state.entries.first else { return }
-            let index = id - first.id
+            let index = id - state.firstID
             guard state.entries.indices.contains(index) else { return }
             let keepsBodies = state.keepsBodies
             // Updated in place: copying the entry out and back would retain and release every
             // field of it, for every request a server answers.
-            Self.apply(result, to: &state.entries[index], keepingBody: keepsBodies)
+            state.entries[index].complete(with: result, keepingBody: keepsBodies, at: now)
         }
-    }
-
-    private static func apply(_ result: InteractionResult, to entry: inout Interaction, keepingBody: Bool) {
-        entry.stubName = result.stubName
-        entry.status = result.status
-        entry.responseHeaders = result.headers
-        entry.bodyBytesSent = result.bodyBytesSent
-        entry.responseBody = keepingBody ? result.responseBody.map { Data($0) } : nil
-        entry.outcome = result.outcome
-        entry.nearMisses = result.nearMisses
-        if let transport = result.transport { entry.transport = transport }
-        entry.duration = .seconds(Date().timeIntervalSince(entry.startTime))
     }
 
     private static func trim(_ state: inout State) {
         guard let limit = state.limit, state.entries.count > limit else { return }
-        let excess = state.entries.count - limit
-        state.entries.removeFirst(excess)
-        state.dropped += excess
+        drop(state.entries.count - limit, from: &state)
+    }
+
+    private static func drop(_ count: Int, from state: inout State) {
+        state.entries.removeFirst(count)
+        state.dropped += count
     }
 }
 

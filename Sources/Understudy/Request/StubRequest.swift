@@ -73,17 +73,34 @@ public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
     /// every request; anything unusual (percent-escapes that do not decode, IPv6 literals,
     /// characters a URL may not hold) goes through `URLComponents` as before. `nil` when even
     /// that cannot make a URL of it.
-    package init?(method: String, scheme: String, authority: String, target: String, headers: HeaderFields, body: Data?) {
+    package init?(
+        method: String, scheme: String, authority: String, target: String, headers: HeaderFields, body: Data?,
+        timeoutInterval: TimeInterval = 60
+    ) {
         let urlString = scheme + "://" + authority + target
         guard let parsed = Self.parseOriginForm(authority: authority, target: target) else {
             guard let url = URL(string: urlString) else { return nil }
-            self.init(method: method, url: url, headers: headers, body: body)
+            self.init(method: method, url: url, headers: headers, body: body, timeoutInterval: timeoutInterval)
             return
         }
         self.init(
-            method: method.uppercased(), urlString: urlString, headers: headers, body: body, timeoutInterval: 60,
+            method: method.uppercased(), urlString: urlString, headers: headers, body: body, timeoutInterval: timeoutInterval,
             scheme: scheme.lowercased(), host: parsed.host, port: parsed.port, path: parsed.path, queryItems: parsed.query
         )
+        isOriginForm = headers["Host"] == authority
+    }
+
+    /// Whether this request was built from an origin-form target whose authority is its own
+    /// `Host` header, so the journal can keep the target alone (see ``originFormTarget``).
+    private var isOriginForm = false
+
+    /// The request target (`/a.png?w=1`) when the URL is `scheme://` + `Host` + target and was
+    /// parsed by hand, so that parsing it again gives the same request; `nil` otherwise.
+    var originFormTarget: String? {
+        guard isOriginForm else { return nil }
+        let prefixLength = scheme.utf8.count + 3 + (headers["Host"]?.utf8.count ?? 0)
+        let start = urlString.utf8.index(urlString.utf8.startIndex, offsetBy: prefixLength)
+        return String(urlString[start...])
     }
 
     private init(

@@ -1,0 +1,127 @@
+import Foundation
+
+/// An ``Interaction`` as the journal keeps it: the same facts in about a third of the memory,
+/// since a server keeps 100,000 of them by default.
+///
+/// The request is kept as its method, URL text, headers and body, and parsed again when the
+/// entry is read (matching happened when it arrived). A request that came over the wire in
+/// origin form keeps only its target, the authority being its own `Host` header. Rarely set
+/// fields (near misses, redirect links, kept bodies) live in one optional box.
+struct JournalRecord: Sendable {
+    enum OriginScheme: String, Sendable {
+        case http, https
+    }
+
+    /// The fields most entries leave empty.
+    final class Extras: Sendable {
+        let redirectedFrom: Int?
+        let nearMisses: [NearMiss]
+        let responseBody: Data?
+
+        init(redirectedFrom: Int?, nearMisses: [NearMiss], responseBody: Data?) {
+            self.redirectedFrom = redirectedFrom
+            self.nearMisses = nearMisses
+            self.responseBody = responseBody
+        }
+
+        static func make(redirectedFrom: Int?, nearMisses: [NearMiss], responseBody: Data?) -> Extras? {
+            redirectedFrom == nil && nearMisses.isEmpty && responseBody == nil
+                ? nil : Extras(redirectedFrom: redirectedFrom, nearMisses: nearMisses, responseBody: responseBody)
+        }
+    }
+
+    private let method: String
+    /// The target (`/a.png?w=1`) when ``originScheme`` is set, else the whole URL text.
+    private let urlText: String
+    private(set) var headers: HeaderFields
+    private let body: Data?
+    private let timeoutInterval: Float
+    private let startTime: TimeInterval
+    private var durationNanoseconds: Int64 = 0
+    var stubName: String?
+    private var responseHeaders: HeaderFields = [:]
+    private var bodyBytesSent = 0
+    var outcome: Interaction.Outcome = .inFlight
+    /// The status sent, or -1 for none.
+    private var status: Int16 = -1
+    /// The scheme of an origin-form request whose authority is its `Host` header.
+    private let originScheme: OriginScheme?
+    var transport: Interaction.Transport
+    private var extras: Extras?
+
+    init(_ request: StubRequest, transport: Interaction.Transport, redirectedFrom: Int?, startTime: Date) {
+        method = request.method
+        if let target = request.originFormTarget, let scheme = OriginScheme(rawValue: request.scheme) {
+            originScheme = scheme
+            urlText = target
+        } else {
+            originScheme = nil
+            urlText = request.urlString
+        }
+        headers = request.headers
+        body = request.body
+        timeoutInterval = Float(request.timeoutInterval)
+        self.startTime = startTime.timeIntervalSinceReferenceDate
+        self.transport = transport
+        extras = Extras.make(redirectedFrom: redirectedFrom, nearMisses: [], responseBody: nil)
+    }
+
+    /// The request as it arrived, parsed again.
+    var request: StubRequest {
+        if let originScheme, let authority = headers["Host"],
+           let request = StubRequest(
+               method: method, scheme: originScheme.rawValue, authority: authority, target: urlText, headers: headers, body: body,
+               timeoutInterval: TimeInterval(timeoutInterval)
+           ) {
+            return request
+        }
+        let url = URL(string: urlText) ?? URL(string: "about:blank")!
+        return StubRequest(method: method, url: url, headers: headers, body: body, timeoutInterval: TimeInterval(timeoutInterval))
+    }
+
+    /// Shares the storage of an identical header set seen recently: clients send the same
+    /// headers request after request, and one copy serves them all.
+    mutating func shareHeaders(with recent: inout [HeaderFields]) {
+        if let same = recent.first(where: { $0 == headers }) {
+            headers = same
+        } else {
+            recent.insert(headers, at: 0)
+            if recent.count > 8 { recent.removeLast() }
+        }
+    }
+
+    /// Records how it ended.
+    mutating func complete(with result: InteractionResult, keepingBody: Bool, at now: Date) {
+        stubName = result.stubName
+        status = result.status.map { Int16(clamping: $0) } ?? -1
+        responseHeaders = result.headers
+        bodyBytesSent = result.bodyBytesSent
+        outcome = result.outcome
+        if let transport = result.transport { self.transport = transport }
+        durationNanoseconds = Int64(max(0, now.timeIntervalSinceReferenceDate - startTime) * 1e9)
+        let body = keepingBody ? result.responseBody.map { Data($0) } : nil
+        extras = Extras.make(redirectedFrom: extras?.redirectedFrom, nearMisses: result.nearMisses, responseBody: body)
+    }
+
+    /// The entry as the public API shows it.
+    func interaction(id: Int) -> Interaction {
+        var interaction = Interaction(
+            id: id, request: request, transport: transport, redirectedFrom: extras?.redirectedFrom,
+            startTime: Date(timeIntervalSinceReferenceDate: startTime)
+        )
+        interaction.stubName = stubName
+        interaction.status = status < 0 ? nil : Int(status)
+        interaction.responseHeaders = responseHeaders
+        interaction.bodyBytesSent = bodyBytesSent
+        interaction.responseBody = extras?.responseBody
+        interaction.outcome = outcome
+        interaction.duration = .nanoseconds(durationNanoseconds)
+        interaction.nearMisses = extras?.nearMisses ?? []
+        return interaction
+    }
+
+    /// Whether no stub answered it (see ``Journal/unmatched``).
+    var isUnmatched: Bool {
+        outcome == .unmatched || (stubName == nil && transport == .proxy)
+    }
+}
