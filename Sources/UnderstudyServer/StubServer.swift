@@ -15,7 +15,9 @@ import Understudy
 /// ```
 ///
 /// Keep-alive, pipelining and HEAD work; request bodies over ``Configuration/maxBodySize`` get
-/// 413 and a close; `CONNECT` gets 501; unmatched requests get 404 with the near-miss report,
+/// 413 and a close; a request the parser rejects gets 400, one with too many or too large
+/// header fields 431, each then a close; a connection that does not deliver a request head
+/// within ``Configuration/requestHeadTimeout`` is closed; `CONNECT` gets 501; unmatched requests get 404 with the near-miss report,
 /// or are forwarded to ``Configuration/proxyUnmatched``.
 public final class StubServer: Sendable {
     /// Server settings.
@@ -28,16 +30,26 @@ public final class StubServer: Sendable {
         public var adminToken: String?
         /// Receives each finished interaction, e.g. to print a log line.
         public var onInteraction: (@Sendable (Interaction) -> Void)?
+        /// How long a connection may take to deliver a complete request head, counted from when
+        /// it opens or its previous response ends (default 30 s); then it is closed. This stops
+        /// slowloris trickles and is also the idle timeout of keep-alive connections.
+        public var requestHeadTimeout: Duration
+        /// The most header fields a request may carry (default 256); more, or more than 80 KiB
+        /// of header names and values, gets 431 Request Header Fields Too Large and a close.
+        public var maxHeaderCount: Int
 
         /// Creates a configuration.
         public init(
             maxBodySize: Int = 10 * 1024 * 1024, proxyUnmatched: URL? = nil, adminToken: String? = nil,
-            onInteraction: (@Sendable (Interaction) -> Void)? = nil
+            onInteraction: (@Sendable (Interaction) -> Void)? = nil,
+            requestHeadTimeout: Duration = .seconds(30), maxHeaderCount: Int = 256
         ) {
             self.maxBodySize = maxBodySize
             self.proxyUnmatched = proxyUnmatched
             self.adminToken = adminToken
             self.onInteraction = onInteraction
+            self.requestHeadTimeout = requestHeadTimeout
+            self.maxHeaderCount = maxHeaderCount
         }
     }
 
@@ -86,12 +98,24 @@ public final class StubServer: Sendable {
             .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    // Outbound headers are checked once per rendering by `WireResponse`, not by NIO
-                    // for every response.
+                    var limits = NIOHTTPDecoderLimitConfiguration()
+                    limits.maxHeaderFieldCount = configuration.maxHeaderCount
+                    let silentInput = SilentInputGuard(limit: 2 * limits.maxHeaderListSize)
+                    try channel.pipeline.syncOperations.addHandler(silentInput)
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(
                         withPipeliningAssistance: true,
-                        withErrorHandling: true,
-                        withOutboundHeaderValidation: false
+                        withErrorHandling: false,  // HTTPErrorResponder instead: 431 as well as 400
+                        // Outbound headers are checked once per rendering by `WireResponse`, not by NIO
+                        // for every response.
+                        withOutboundHeaderValidation: false,
+                        withEncoderConfiguration: .init(),
+                        withDecoderLimitConfiguration: limits
+                    )
+                    let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+                    try channel.pipeline.syncOperations.addHandler(SilentInputGuard.Reset(silentInput), position: .after(decoder))
+                    try channel.pipeline.syncOperations.addHandlers(
+                        HTTPErrorResponder(maxHeaderCount: limits.maxHeaderFieldCount, maxHeaderBytes: limits.maxHeaderListSize),
+                        RequestHeadTimeoutHandler(timeout: configuration.requestHeadTimeout)
                     )
                     try channel.pipeline.syncOperations.addHandler(StubHTTPHandler(shared: shared))
                     shared.track(channel)
