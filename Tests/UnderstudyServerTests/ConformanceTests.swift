@@ -102,7 +102,8 @@ final class ConformanceTests: XCTestCase {
 
     /// Both transports fail every fault. In-process the code is ``Fault/urlErrorCode``; over the
     /// wire it is what URLSession itself reports, which on Linux (libcurl underneath) is vaguer
-    /// for three of them: both tables are documented in the README, and held to it here.
+    /// for three of them: the README (in-process) and docs/faults.md (over the wire) document both,
+    /// and they are held to it here.
     func testFaultsFailOnBothTransportsWithTheDocumentedCodes() async throws {
         let faults: [(String, StubResponse, inProcess: URLError.Code, linuxWire: URLError.Code)] = [
             ("reset", .failure(.connectionReset), .networkConnectionLost, .networkConnectionLost),
