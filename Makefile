@@ -41,11 +41,15 @@ deps:
 		apt-get update && apt-get install -y libwebp-dev libpng-dev pkg-config; \
 	fi
 
-# What the tests use as independent references: cwebp/dwebp/img2webp, pngcheck, curl, Pillow, mitmproxy.
+# What the tests use as independent references: cwebp/dwebp/img2webp, pngcheck, curl, chromium, Pillow, mitmproxy.
 test-deps: deps
 	@if ! command -v cwebp >/dev/null 2>&1 || ! command -v dwebp >/dev/null 2>&1 || ! command -v img2webp >/dev/null 2>&1 || ! command -v pngcheck >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then \
 		echo "Installing webp pngcheck curl"; \
 		apt-get update && apt-get install -y webp pngcheck curl; \
+	fi
+	@if ! command -v chromium >/dev/null 2>&1; then \
+		echo "Installing chromium (ChromiumTests load a stubbed page in it)"; \
+		apt-get update && apt-get install -y chromium; \
 	fi
 	@if ! $(VENV)/bin/python -c "import PIL" >/dev/null 2>&1 || [ ! -x $(VENV)/bin/mitmdump ]; then \
 		echo "Creating $(VENV) with Pillow and mitmproxy"; \
