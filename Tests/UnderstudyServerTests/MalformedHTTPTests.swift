@@ -37,6 +37,7 @@ final class MalformedHTTPTests: XCTestCase {
         let head = "Host: a\r\n"
         let manyHeaders = (0..<10_000).map { "X-\($0): v\r\n" }.joined()
         let countOverLimit = (0..<300).map { "X-\($0): v\r\n" }.joined()
+        let countAtLimit = (0..<254).map { "X-\($0): v\r\n" }.joined()  // + Host + Connection = 256
         return [
             Case("garbage request line", "HELLO WORLD\r\n\r\n", badRequest),
             Case("binary garbage", [0xFF, 0x00, 0x13, 0x37] + Array(repeating: 0xAB, count: 60) + Array("\r\n\r\n".utf8), badRequest),
@@ -48,6 +49,7 @@ final class MalformedHTTPTests: XCTestCase {
             Case("spaces inside the URI", "GET /a b c HTTP/1.1\r\n\(head)\r\n", badRequest),
             Case("100 KiB URI", "GET /\(String(repeating: "a", count: 100 * 1024)) HTTP/1.1\r\n\(head)\r\n", tooLarge),
             Case("10,000 header fields", "GET /ok HTTP/1.1\r\n\(head)\(manyHeaders)\r\n", tooLarge),
+            Case("256 header fields (at the limit: served)", "GET /ok HTTP/1.1\r\n\(head)Connection: close\r\n\(countAtLimit)\r\n", "200 OK, then close"),
             Case("300 header fields (count limit 256)", "GET /ok HTTP/1.1\r\n\(head)\(countOverLimit)\r\n", tooLarge),
             Case("one 81 KiB header line", "GET /ok HTTP/1.1\r\n\(head)X-Big: \(String(repeating: "b", count: 81 * 1024))\r\n\r\n", tooLarge),
             Case("header line without a colon", "GET /ok HTTP/1.1\r\n\(head)NoColonHere\r\n\r\n", badRequest),
