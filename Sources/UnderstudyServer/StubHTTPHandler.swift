@@ -298,7 +298,14 @@ final class StubHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
                 // always finds it in the journal.
                 if case .truncated = current.outcome { current.outcome = .completed }
                 complete(current)
-                if close || !current.keepAlive {
+                if case .refusing = readState {
+                    // The refused body may still be arriving: closing now would send an RST that
+                    // can destroy the 413 before the client reads it. Close our side first and
+                    // drop what comes for up to two seconds (a lingering close).
+                    let channel = context.channel
+                    context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(mode: .output, promise: nil) }
+                    context.eventLoop.scheduleTask(in: .seconds(2)) { channel.close(promise: nil) }
+                } else if close || !current.keepAlive {
                     let channel = context.channel
                     context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
                 } else {
