@@ -1,6 +1,9 @@
 import ArgumentParser
+import Understudy
+import UnderstudyServer
 
-/// The options `serve`, `record` and `replay` share: where to listen, the admin token, the log.
+/// The options `serve`, `record` and `replay` share: where to listen, the admin token, the log,
+/// and the limits on request heads.
 struct ListenOptions: ParsableArguments {
     @Option(help: "The address to listen on; a non-loopback address needs --admin-token.")
     var host = "127.0.0.1"
@@ -14,9 +17,29 @@ struct ListenOptions: ParsableArguments {
     @Option(help: "Request log: text, json or quiet.")
     var log: ServeLogFormat = .text
 
+    @Option(name: .customLong("max-header-count"), help: "The most header fields a request may have; more get 431.")
+    var maxHeaderCount = 256
+
+    @Option(name: .customLong("head-timeout"), help: "How long a connection may take to send a request head (or stay idle between requests), e.g. 30s or 500ms.")
+    var headTimeout = "30s"
+
     func validate() throws {
         guard (0...65_535).contains(port) else {
             throw ValidationError("--port \(port) is out of range; expected 0 to 65535")
         }
+        guard maxHeaderCount >= 1 else {
+            throw ValidationError("--max-header-count must be at least 1, not \(maxHeaderCount)")
+        }
+        guard let timeout = Delay.parseDuration(headTimeout), timeout > .zero else {
+            throw ValidationError("--head-timeout '\(headTimeout)' is not a positive duration; expected something like 30s or 500ms")
+        }
+    }
+
+    /// `configuration` with these options' limits on request heads.
+    func applyingLimits(to configuration: StubServer.Configuration) -> StubServer.Configuration {
+        var configuration = configuration
+        configuration.maxHeaderCount = maxHeaderCount
+        configuration.requestHeadTimeout = Delay.parseDuration(headTimeout) ?? configuration.requestHeadTimeout
+        return configuration
     }
 }

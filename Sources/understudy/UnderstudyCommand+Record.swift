@@ -59,7 +59,7 @@ extension UnderstudyCommand {
                     recorder.interactionFinished()
                 }
             )
-            try await serveUntilSignalled(registry, host: listen.host, port: listen.port, configuration: configuration, source: upstream)
+            try await serveUntilSignalled(registry, host: listen.host, port: listen.port, configuration: listen.applyingLimits(to: configuration), source: upstream)
             try recorder.flush()
         }
     }

@@ -59,7 +59,7 @@ extension UnderstudyCommand {
                 adminToken: listen.adminToken,
                 onInteraction: { writer.write($0, journal: registry.journal) }
             )
-            try await serveUntilSignalled(registry, host: listen.host, port: listen.port, configuration: configuration, source: file)
+            try await serveUntilSignalled(registry, host: listen.host, port: listen.port, configuration: listen.applyingLimits(to: configuration), source: file)
         }
     }
 }

@@ -76,7 +76,7 @@ extension UnderstudyCommand {
                 adminToken: listen.adminToken,
                 onInteraction: onInteraction
             )
-            try await serveUntilSignalled(registry, host: listen.host, port: listen.port, configuration: configuration, source: sources.joined(separator: ", "))
+            try await serveUntilSignalled(registry, host: listen.host, port: listen.port, configuration: listen.applyingLimits(to: configuration), source: sources.joined(separator: ", "))
             try recorder?.flush()
         }
     }

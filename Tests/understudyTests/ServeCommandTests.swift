@@ -50,6 +50,34 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertEqual(entry["transport"] as? String, "server")
     }
 
+    func testHeadLimitsFromTheCommandLine() throws {
+        let server = try startUnderstudy(["serve", "Stubs", "--port", "0", "--log", "quiet", "--max-header-count", "4", "--head-timeout", "300ms"])
+        defer { if server.process.isRunning { kill(server.process.processIdentifier, SIGKILL) } }
+        let started = try XCTUnwrap(Int(server.port))
+        let url = "http://127.0.0.1:\(started)/gone.png"
+        // curl sends Host, User-Agent and Accept: two more make five fields, one over the limit.
+        XCTAssertEqual(try curl(["--write-out", "%{http_code}", "--output", "/dev/null", url]), "404")
+        XCTAssertEqual(try curl(["--write-out", "%{http_code}", "--output", "/dev/null", "-H", "X-A: 1", "-H", "X-B: 2", url]), "431")
+
+        // A connection that sends nothing is closed once the head timeout passes.
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(started).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        XCTAssertEqual(connected, 0)
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let opened = Date()
+        var byte: UInt8 = 0
+        XCTAssertEqual(read(socket, &byte, 1), 0, "the idle connection is closed (EOF), not left open")
+        XCTAssertLessThan(Date().timeIntervalSince(opened), 9, "closed by the head timeout, not by the read timeout")
+    }
+
     func testQuietLogAndBadFlagsAreRefusedClearly() throws {
         let process = Process()
         process.executableURL = try understudyExecutable()
@@ -62,5 +90,14 @@ final class ServeCommandTests: XCTestCase {
         process.waitUntilExit()
         XCTAssertNotEqual(process.terminationStatus, 0)
         XCTAssertTrue(message.contains("--port 70000 is out of range; expected 0 to 65535"), message)
+        for (flags, expected) in [
+            (["--head-timeout", "soon"], "--head-timeout 'soon' is not a positive duration; expected something like 30s or 500ms"),
+            (["--head-timeout", "0"], "--head-timeout '0' is not a positive duration"),
+            (["--max-header-count", "0"], "--max-header-count must be at least 1, not 0"),
+        ] {
+            let run = try runUnderstudy(["serve", "Stubs", "--port", "0"] + flags, in: packageRoot)
+            XCTAssertNotEqual(run.status, 0, "\(flags)")
+            XCTAssertTrue(run.stderr.contains(expected), run.stderr)
+        }
     }
 }
