@@ -104,7 +104,7 @@ let package = Package(
             name: "UnderstudyHARTests",
             dependencies: ["UnderstudyHAR", "Understudy", "UnderstudyServer", "UnderstudyURLProtocol"]
         ),
-        .testTarget(name: "understudyTests", dependencies: ["understudy", "Understudy"]),
+        .testTarget(name: "understudyTests", dependencies: ["understudy", "Understudy", "UnderstudyHAR"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -60,8 +60,12 @@ public final class HARRecorder: Sendable {
     }
 
     /// The HAR of the finished interactions so far: secrets redacted, and for a proxy the upstream's URLs.
+    ///
+    /// Interactions still in flight and those cut off on the client's side (`cancelled`: the
+    /// client went away, or the recorder stopped, before it had the whole response) are left
+    /// out: their bodies are partial or missing and replaying them would serve what no client saw.
     public func document() -> HARDocument {
-        let finished = registry.journal.interactions.filter { $0.outcome != .inFlight }
+        let finished = registry.journal.interactions.filter { $0.outcome != .inFlight && $0.outcome != .cancelled }
         var document = HARDocument(interactions: finished)
         document.log.entries = document.log.entries.map { entry in
             var entry = redaction.apply(to: entry)
