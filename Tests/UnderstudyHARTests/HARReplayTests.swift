@@ -2,15 +2,20 @@ import Foundation
 import Understudy
 import UnderstudyHAR
 import UnderstudyServer
+import UnderstudyURLProtocol
 import XCTest
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// Record a session through a forwarding server, export the journal as HAR, replay it from
-/// another server and compare what a client sees.
+/// another server and in-process, and compare what a client sees.
 final class HARReplayTests: XCTestCase {
-    /// The upstream: an image, JSON, a redirect chain, a 404, a 500 and a counter.
-    private func upstream() -> StubRegistry {
+    /// The upstream: a PNG, a lossy WebP, JSON, a redirect chain, a 404, a 500 and a counter.
+    private func upstream() throws -> StubRegistry {
         let stubs = StubRegistry()
         stubs.stub(.path("/cat.png"), named: "cat", response: .data(onePixelPNG).headers(["Cache-Control": "max-age=60"]))
+        stubs.stub(.path("/cat.webp"), named: "webp", response: .data(try lossyWebP()))
         stubs.stub(.path("/data.json"), named: "json", response: .json(["id": 7, "tags": ["a", "b"]]))
         stubs.stub(.path("/old"), named: "old", response: .redirect(to: "/older", status: 301))
         stubs.stub(.path("/older"), named: "older", response: .redirect(to: "/cat.png", status: 302))
@@ -21,7 +26,7 @@ final class HARReplayTests: XCTestCase {
         return stubs
     }
 
-    private let paths = ["/cat.png", "/data.json", "/old", "/older", "/missing", "/boom", "/search?q=cats"]
+    private let paths = ["/cat.png", "/cat.webp", "/data.json", "/old", "/older", "/missing", "/boom", "/search?q=cats"]
 
     /// Records `requests` through a server forwarding everything to `upstream` and returns the HAR bytes.
     private func record(upstream: StubServer, _ requests: (URL) throws -> Void) async throws -> Data {
@@ -39,7 +44,7 @@ final class HARReplayTests: XCTestCase {
     }
 
     func testJournalToHARFromARealSessionHasBase64ImagesAndRedirects() async throws {
-        let stubs = upstream()
+        let stubs = try upstream()
         stubs.journal.keepsBodies = true
         try await withServer(stubs) { server in
             let followed = try curlGet(server.baseURL.appendingPathComponent("old"), follow: true)
@@ -78,7 +83,7 @@ final class HARReplayTests: XCTestCase {
     }
 
     func testJournalWithoutBodiesGivesSizesOnly() async throws {
-        let stubs = upstream()
+        let stubs = try upstream()
         try await withServer(stubs) { server in
             _ = try curlGet(server.baseURL.appendingPathComponent("cat.png"))
         }
@@ -89,7 +94,7 @@ final class HARReplayTests: XCTestCase {
     }
 
     func testRecordedSessionReplaysStatusesHeadersAndBodiesByteForByte() async throws {
-        let origin = upstream()
+        let origin = try upstream()
         try await withServer(origin) { upstreamServer in
             let har = try await record(upstream: upstreamServer) { base in
                 for path in self.paths {
@@ -130,11 +135,33 @@ final class HARReplayTests: XCTestCase {
                 let otherQuery = try curlGet(URL(string: server.baseURL.absoluteString + "/search?q=dogs")!)
                 XCTAssertEqual(otherQuery.status, 404)
             }
+
+            // In-process, the same HAR: URLSession follows redirects itself, so each answer is
+            // compared with curl's --location view of the real upstream. curl sent `Accept: */*`
+            // (part of the default key); so does this client.
+            let inProcess = StubRegistry()
+            try inProcess.load(har: har)
+            let session = URLSession(configuration: .stubbed(by: inProcess))
+            for path in paths {
+                let url = URL(string: upstreamServer.baseURL.absoluteString + path)!
+                let want = try curlGet(url, follow: true)
+                var request = URLRequest(url: url)
+                request.setValue("*/*", forHTTPHeaderField: "Accept")
+                let (body, response) = try await session.data(for: request)
+                let http = try XCTUnwrap(response as? HTTPURLResponse)
+                XCTAssertEqual(http.statusCode, want.status, path)
+                XCTAssertEqual(body, want.body, path)
+                XCTAssertEqual(http.value(forHTTPHeaderField: "Content-Type"), want.headers["Content-Type"], path)
+            }
+            var webpRequest = URLRequest(url: URL(string: upstreamServer.baseURL.absoluteString + "/cat.webp")!)
+            webpRequest.setValue("*/*", forHTTPHeaderField: "Accept")
+            let (webp, _) = try await session.data(for: webpRequest)
+            XCTAssertEqual(webp, try lossyWebP())
         }
     }
 
     func testRepeatedRequestsReplayInRecordedOrderAndTheLastRepeats() async throws {
-        let origin = upstream()
+        let origin = try upstream()
         try await withServer(origin) { upstreamServer in
             let har = try await record(upstream: upstreamServer) { base in
                 for _ in 0..<3 {

@@ -58,3 +58,11 @@ func withServer<T>(_ registry: StubRegistry, _ body: (StubServer) async throws -
 
 /// A small but real PNG (1x1, RGBA), so Content-Type sniffing sees an image.
 let onePixelPNG = Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")!
+
+/// A lossy WebP (VP8) of a photo-like image, from our encoder; `cwebp`'s output has the same shape.
+func lossyWebP() throws -> Data {
+    let data = try ImageGenerator.photoLike(width: 64, height: 48, seed: 5).webPData(quality: 70)
+    // RIFF....WEBPVP8 : the lossy bitstream, not VP8L.
+    XCTAssertEqual(Array(data[8..<16]), Array("WEBPVP8 ".utf8), "not a lossy WebP")
+    return data
+}

@@ -27,12 +27,13 @@ final class InProcessRecordingTests: XCTestCase {
     func testRecordedInProcessSessionReplaysInProcessAndOverTheWire() async throws {
         let upstream = StubRegistry()
         upstream.stub(.path("/cat.png"), named: "cat", response: .data(onePixelPNG))
+        upstream.stub(.path("/cat.webp"), named: "webp", response: .data(try lossyWebP()))
         upstream.stub(.path("/data.json"), named: "json", response: .json(["id": 7]))
         upstream.stub(.path("/old"), named: "old", response: .redirect(to: "/older", status: 301))
         upstream.stub(.path("/older"), named: "older", response: .redirect(to: "/cat.png", status: 302))
         upstream.stub(.path("/missing"), named: "missing", response: .text("nothing here").status(404))
         upstream.stub(.path("/boom"), named: "boom", response: .text("it broke").status(500))
-        let paths = ["/cat.png", "/data.json", "/old", "/missing", "/boom"]
+        let paths = ["/cat.png", "/cat.webp", "/data.json", "/old", "/missing", "/boom"]
 
         try await withServer(upstream) { server in
             let recorder = StubRegistry()
@@ -41,13 +42,17 @@ final class InProcessRecordingTests: XCTestCase {
             for path in paths {
                 recorded.append(try await fetch(recording, URL(string: server.baseURL.absoluteString + path)!))
             }
-            XCTAssertEqual(recorded[2].body, onePixelPNG, "the redirect chain was followed")
-            XCTAssertEqual(recorded[2].url, "/cat.png")
-            XCTAssertEqual(recorded.map(\.status), [200, 200, 200, 404, 500])
+            XCTAssertEqual(recorded[1].body, try lossyWebP())
+            XCTAssertEqual(recorded[1].contentType, "image/webp")
+            XCTAssertEqual(recorded[3].body, onePixelPNG, "the redirect chain was followed")
+            XCTAssertEqual(recorded[3].url, "/cat.png")
+            XCTAssertEqual(recorded.map(\.status), [200, 200, 200, 200, 404, 500])
 
             let har = recorder.journal.har()
-            XCTAssertEqual(har.log.entries.map(\.response.status), [200, 200, 301, 302, 200, 404, 500])
-            XCTAssertEqual(har.log.entries.map { $0.understudy?.transport }, Array(repeating: "inProcess", count: 7))
+            XCTAssertEqual(har.log.entries.map(\.response.status), [200, 200, 200, 301, 302, 200, 404, 500])
+            XCTAssertEqual(har.log.entries.map { $0.understudy?.transport }, Array(repeating: "inProcess", count: 8))
+            XCTAssertEqual(har.log.entries[1].response.content.encoding, "base64")
+            XCTAssertEqual(har.log.entries[1].response.content.data, try lossyWebP())
             XCTAssertEqual(har.log.entries[0].response.content.encoding, "base64")
             XCTAssertEqual(har.log.entries[0].response.content.data, onePixelPNG)
             let data = try har.encoded()
