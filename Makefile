@@ -48,7 +48,7 @@ test-deps: deps
 		apt-get update && apt-get install -y webp pngcheck curl; \
 	fi
 	@if ! command -v chromium >/dev/null 2>&1; then \
-		echo "Installing chromium (ChromiumTests load a stubbed page in it)"; \
+		echo "Installing chromium (ChromiumTests load a stubbed page in it; ChromiumHARTests record a HAR with it)"; \
 		apt-get update && apt-get install -y chromium; \
 	fi
 	@if ! $(VENV)/bin/python -c "import PIL" >/dev/null 2>&1 || [ ! -x $(VENV)/bin/mitmdump ]; then \

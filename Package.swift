@@ -102,7 +102,8 @@ let package = Package(
         ),
         .testTarget(
             name: "UnderstudyHARTests",
-            dependencies: ["UnderstudyHAR", "Understudy", "UnderstudyServer", "UnderstudyURLProtocol"]
+            dependencies: ["UnderstudyHAR", "Understudy", "UnderstudyServer", "UnderstudyURLProtocol"],
+            resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "understudyTests", dependencies: ["understudy", "Understudy", "UnderstudyHAR"]),
     ],

@@ -23,7 +23,10 @@ extension StubRegistry {
     /// stub whose responses are the recorded ones in order, the last repeating.
     ///
     /// Statuses, bodies (byte for byte) and headers replay as recorded, except hop-by-hop
-    /// headers, `Content-Length` (recomputed) and `Content-Encoding` (HAR bodies are decoded).
+    /// headers, HTTP/2 pseudo-headers (`:status`), `Content-Length` (recomputed) and
+    /// `Content-Encoding` (HAR bodies are decoded). Recorded request pseudo-headers
+    /// (`:authority`, `:path`, ... in a browser's HTTP/2 HAR) play no part in matching unless
+    /// named in the key.
     /// Entries without a response (status 0) replay their recorded fault, or an empty response.
     /// Stubs are named `NAME-1`, `NAME-2`, ... in order of first appearance; a stub whose
     /// query has more parameters wins over one with fewer.
@@ -124,7 +127,9 @@ enum HARReplay {
             return .failure(entry.understudy?.fault.flatMap(Fault.init(fileName:)) ?? .emptyResponse)
         }
         var headers = HeaderFields()
-        for header in recorded.headers where !droppedHeaders.contains(header.name.lowercased()) {
+        // HTTP/2 pseudo-headers (`:status`, which older Chromium lists among the response
+        // headers) are not header lines in HTTP/1.1.
+        for header in recorded.headers where !droppedHeaders.contains(header.name.lowercased()) && !header.name.hasPrefix(":") {
             headers.add(name: header.name, value: header.value)
         }
         let body = recorded.content.data ?? Data()
