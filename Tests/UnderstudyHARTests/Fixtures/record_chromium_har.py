@@ -14,6 +14,7 @@ import datetime
 import json
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -284,7 +285,7 @@ def main():
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-        subprocess.run(["rm", "-rf", profile])
+        shutil.rmtree(profile, ignore_errors=True)
 
 
 if __name__ == "__main__":
