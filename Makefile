@@ -2,7 +2,7 @@
 SWIFT ?= swift
 VENV := .venv
 
-.PHONY: test serve build deps test-deps bench bench-server soak check clean
+.PHONY: test serve build deps test-deps bench bench-server bench-har soak check clean
 
 ## test: build and run the whole test suite (installs what the tests need when missing).
 test: test-deps
@@ -29,6 +29,10 @@ bench: deps
 ## bench-server: wrk against understudy serve, nginx-light and WireMock 2.35.1 (about 8 minutes).
 bench-server: deps
 	bash Benchmarks/bench-server.sh
+
+## bench-har: understudy replay vs mitmproxy's server replay of a 1,000-image HAR, and the HAR's load time (about 3 minutes).
+bench-har: deps
+	bash Benchmarks/bench-har.sh
 
 ## soak: 200 keep-alive connections for 60 s over every kind of stub; checks errors, journal and RSS.
 soak: deps
