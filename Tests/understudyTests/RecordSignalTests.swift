@@ -3,8 +3,9 @@ import UnderstudyHAR
 import XCTest
 
 /// SIGINT in the middle of `understudy record`: requests still streaming through it and one
-/// held by a slow upstream. The HAR left behind is valid and holds every interaction the client
-/// saw complete, once each, with the upstream's bytes.
+/// held by a slow upstream. The file follows the session while it runs, and the HAR left behind
+/// is valid and holds every interaction the client saw complete, once each, with the upstream's
+/// bytes.
 final class RecordSignalTests: XCTestCase {
     /// What one curl request came to.
     private struct Attempt {
@@ -97,6 +98,19 @@ final class RecordSignalTests: XCTestCase {
         let beforeSignal = attempts.get()
         XCTAssertGreaterThanOrEqual(beforeSignal.count, 24, "the stream never got going")
         XCTAssertTrue(beforeSignal.allSatisfy { $0.exitCode == 0 && $0.status == "200" }, "failures before the signal: \(beforeSignal.filter { $0.exitCode != 0 })")
+
+        // Flushed as it goes: mid-stream the file already holds what has completed, and every
+        // read of it is a whole HAR (each rewrite goes to a temporary file, then is renamed).
+        let completedSoFar = attempts.get().filter { $0.exitCode == 0 && $0.status == "200" }.count
+        var onDisk = 0
+        while onDisk < completedSoFar, Date() < deadline {
+            let json = try JSONSerialization.jsonObject(with: Data(contentsOf: output)) as? [String: Any]
+            let entries = try XCTUnwrap((json?["log"] as? [String: Any])?["entries"] as? [Any], "a partial HAR on disk")
+            onDisk = entries.count
+            if onDisk < completedSoFar { Thread.sleep(forTimeInterval: 0.02) }
+        }
+        XCTAssertGreaterThanOrEqual(onDisk, completedSoFar, "the file did not follow the session")
+
         signalled.set(true)
         kill(recorder.process.processIdentifier, SIGINT)
         recorder.process.waitUntilExit()
