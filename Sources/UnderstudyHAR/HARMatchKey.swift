@@ -19,7 +19,8 @@ public struct HARMatchKey: Sendable, Hashable, ExpressibleByArrayLiteral, Custom
         case url
         /// The host of the recorded URL (for forward-proxy replay).
         case host
-        /// A request header's value, or its absence.
+        /// A request header's value. A request recorded without the header matches any value,
+        /// behind requests recorded with the value asked for.
         case header(String)
         /// The request body, byte for byte.
         case body

@@ -29,7 +29,9 @@ extension StubRegistry {
     /// named in the key.
     /// Entries without a response (status 0) replay their recorded fault, or an empty response.
     /// Stubs are named `NAME-1`, `NAME-2`, ... in order of first appearance; a stub whose
-    /// query has more parameters wins over one with fewer.
+    /// query has more parameters wins over one with fewer. A request recorded without a header
+    /// of the key (say, no `Accept`) answers requests with any value of it, except those that
+    /// match a request recorded with that value.
     ///
     /// ```swift
     /// let stubs = StubRegistry()
@@ -75,7 +77,7 @@ enum HARReplay {
                 ordered[index].responses.append(response)
             } else {
                 groups[identity] = ordered.count
-                ordered.append(Group(matcher: matcher(for: request, key: key), specificity: request.queryItems.count, responses: [response]))
+                ordered.append(Group(matcher: matcher(for: request, key: key), specificity: specificity(of: request, key: key), responses: [response]))
             }
         }
         return ordered.enumerated().map { index, group in
@@ -96,6 +98,15 @@ enum HARReplay {
         }
     }
 
+    /// The stub's priority: more query parameters first, then more of the key's headers recorded.
+    private static func specificity(of request: StubRequest, key: HARMatchKey) -> Int {
+        let recordedHeaders = key.components.filter { component in
+            if case .header(let name) = component { return request.headers.contains(name) }
+            return false
+        }
+        return request.queryItems.count * 16 + min(recordedHeaders.count, 15)
+    }
+
     private static func matcher(for request: StubRequest, key: HARMatchKey) -> RequestMatcher {
         var matcher = RequestMatcher.any
         for component in key.components {
@@ -112,8 +123,12 @@ enum HARReplay {
             case .host:
                 matcher = matcher && .host(request.host)
             case .header(let name):
+                // Recorded without the header, the answer did not depend on it: it serves any
+                // value, behind requests recorded with this one (see `specificity`).
                 let values = request.headers.values(for: name)
-                matcher = matcher && (values.isEmpty ? .headerAbsent(name) : .header(name, value: values.joined(separator: ", ")))
+                if !values.isEmpty {
+                    matcher = matcher && .header(name, value: values.joined(separator: ", "))
+                }
             case .body:
                 matcher = matcher && .body(request.body ?? Data())
             }

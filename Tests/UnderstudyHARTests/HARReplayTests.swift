@@ -204,4 +204,22 @@ final class HARReplayTests: XCTestCase {
         }
         XCTAssertEqual(HARMatchKey.default.description, "method,url,header:Accept")
     }
+
+    func testARequestRecordedWithoutAcceptAnswersAnyAcceptBehindOneRecordedWithIt() throws {
+        let entry = { (accept: String?, body: String) in
+            let headers = accept.map { #"[{"name": "Accept", "value": "\#($0)"}]"# } ?? "[]"
+            return #"{"request": {"method": "GET", "url": "http://img.example.com/a", "headers": \#(headers)}, "response": {"status": 200, "content": {"size": 1, "mimeType": "text/plain", "text": "\#(body)"}}}"#
+        }
+        let har = Data(#"{"log": {"version": "1.2", "entries": [\#(entry(nil, "any")), \#(entry("image/webp", "webp"))]}}"#.utf8)
+        let stubs = StubRegistry()
+        XCTAssertEqual(try stubs.load(har: har, name: "s"), ["s-1", "s-2"])
+        let answer = { (accept: String?) -> String? in
+            let headers: HeaderFields = accept.map { ["Accept": $0] } ?? [:]
+            return stubs.match(StubRequest("http://127.0.0.1:9/a", headers: headers)!)?.stubName
+        }
+        XCTAssertEqual(answer(nil), "s-1")
+        XCTAssertEqual(answer("*/*"), "s-1")
+        XCTAssertEqual(answer("image/png"), "s-1")
+        XCTAssertEqual(answer("image/webp"), "s-2")
+    }
 }
