@@ -62,14 +62,7 @@ python="$venv/bin/python"
 mitmdump="$venv/bin/mitmdump"
 mitm_version="$("$mitmdump" --version 2>/dev/null | awk '/^Mitmproxy:/ { print $2 }')"
 
-if [ -n "${UNDERSTUDY_BIN:-}" ]; then
-    understudy="$UNDERSTUDY_BIN"
-else
-    echo "Building understudy (release)..."
-    swift build -c release --product understudy >/dev/null
-    understudy="$(swift build -c release --show-bin-path)/understudy"
-fi
-[ -x "$understudy" ] || die "no $understudy"
+source Benchmarks/understudy-binary.sh
 
 # --- The HAR and the two servers --------------------------------------------------------------
 work="$(mktemp -d "${TMPDIR:-/tmp}/bench-har.XXXXXX")"

@@ -87,15 +87,7 @@ EOF2
 )"
 [ "$wiremock_version" = "2.35.1" ] || echo "warning: WireMock jar is $wiremock_version, not 2.35.1" >&2
 
-# UNDERSTUDY_BIN=path measures that binary instead of building (e.g. to compare two builds).
-if [ -n "${UNDERSTUDY_BIN:-}" ]; then
-    understudy="$UNDERSTUDY_BIN"
-else
-    echo "Building understudy (release)..."
-    swift build -c release --product understudy >/dev/null
-    understudy="$(swift build -c release --show-bin-path)/understudy"
-fi
-[ -x "$understudy" ] || die "no $understudy"
+source Benchmarks/understudy-binary.sh
 
 # --- The files and the three servers' roots ---------------------------------------------------
 work="$(mktemp -d "${TMPDIR:-/tmp}/bench-server.XXXXXX")"

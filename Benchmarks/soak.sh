@@ -6,13 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [ -n "${UNDERSTUDY_BIN:-}" ]; then
-    understudy="$UNDERSTUDY_BIN"
-else
-    echo "Building understudy (release)..."
-    swift build -c release --product understudy >/dev/null
-    understudy="$(swift build -c release --show-bin-path)/understudy"
-fi
+source Benchmarks/understudy-binary.sh
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/soak.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
