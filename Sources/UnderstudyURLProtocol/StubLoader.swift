@@ -67,7 +67,12 @@ struct StubLoader: Sendable {
 
     // MARK: - Delivery
 
-    private func deliver(_ prepared: PreparedResponse, for request: StubRequest, id: Int, failure: String?, transport: Interaction.Transport? = nil) async {
+    /// - Parameter unmatched: the near misses when this is the 404 for an unmatched request, so
+    ///   the entry is completed as unmatched before the client has its response.
+    private func deliver(
+        _ prepared: PreparedResponse, for request: StubRequest, id: Int, failure: String?, transport: Interaction.Transport? = nil,
+        unmatched: [NearMiss]? = nil
+    ) async {
         var sent = 0
         var headSent = false
         for action in prepared.deliveryPlan(method: request.method) {
@@ -102,7 +107,10 @@ struct StubLoader: Sendable {
                 sent += range.count
                 channel.sendBody(prepared.body.subdata(in: range))
             case .finish:
-                finish(id, prepared, sent: sent, outcome: failure.map { .failed($0) } ?? .completed, transport: transport)
+                // Journaled before the client hears the end, so an assertion made after the
+                // response finds the entry complete.
+                let outcome: Interaction.Outcome = unmatched != nil ? .unmatched : failure.map { .failed($0) } ?? .completed
+                finish(id, prepared, sent: sent, outcome: outcome, transport: transport, nearMisses: unmatched ?? [])
                 channel.finish()
             case .abort:
                 finish(id, prepared, sent: sent, outcome: .truncated(bytes: sent))
@@ -125,12 +133,7 @@ struct StubLoader: Sendable {
                 body: body
             )
             registry.journal.finish(id, with: InteractionResult(stubName: nil, status: 404, outcome: .unmatched, nearMisses: nearMisses))
-            await deliver(prepared, for: request, id: id, failure: nil, transport: nil)
-            // `deliver` completed the entry; keep it marked unmatched.
-            registry.journal.finish(id, with: InteractionResult(
-                stubName: nil, status: 404, headers: prepared.headers,
-                bodyBytesSent: request.method == "HEAD" ? 0 : body.count, outcome: .unmatched, nearMisses: nearMisses
-            ))
+            await deliver(prepared, for: request, id: id, failure: nil, transport: nil, unmatched: nearMisses)
         case .passThrough:
             do {
                 let upstream = try await URLSessionUpstream.shared.fetch(request)
@@ -156,12 +159,12 @@ struct StubLoader: Sendable {
 
     private func finish(
         _ id: Int, _ prepared: PreparedResponse, sent: Int, outcome: Interaction.Outcome,
-        headSent: Bool = true, transport: Interaction.Transport? = nil
+        headSent: Bool = true, transport: Interaction.Transport? = nil, nearMisses: [NearMiss] = []
     ) {
         registry.journal.finish(id, with: InteractionResult(
             stubName: prepared.stubName, status: headSent ? prepared.status : nil,
-            headers: headSent ? prepared.headers : [:], bodyBytesSent: sent, outcome: outcome, transport: transport,
-            responseBody: prepared.body.prefix(sent)
+            headers: headSent ? prepared.headers : [:], bodyBytesSent: sent, outcome: outcome, nearMisses: nearMisses,
+            transport: transport, responseBody: prepared.body.prefix(sent)
         ))
     }
 
