@@ -2,7 +2,7 @@
 SWIFT ?= swift
 VENV := .venv
 
-.PHONY: test serve build deps test-deps bench bench-server bench-har soak check clean
+.PHONY: test serve build deps test-deps bench bench-server bench-har soak check clean fuzz
 
 ## test: build and run the whole test suite (installs what the tests need when missing).
 test: test-deps
@@ -37,6 +37,10 @@ bench-har: deps
 ## soak: 200 keep-alive connections for 60 s over every kind of stub; checks errors, journal and RSS.
 soak: deps
 	bash Benchmarks/soak.sh
+
+## fuzz: libFuzzer (with AddressSanitizer) on the stub-file loader, HAR reader and WebP/PNG decoders, FUZZ_SECONDS each (default 300).
+fuzz: deps
+	bash Fuzz/run.sh
 
 # System libraries, through apt only when pkg-config cannot find them.
 deps:
