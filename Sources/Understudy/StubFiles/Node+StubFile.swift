@@ -43,3 +43,31 @@ extension Node {
         }
     }
 }
+
+extension Node {
+    /// Whether the tree, every alias expanded, has more than `limit` nodes. Counting stops at
+    /// the limit, so the answer costs at most `limit` steps however far aliases multiply: Yams
+    /// hands back aliases already expanded (shared copies), and a kilobyte of anchors, each
+    /// listing the previous one ten times, stands for a billion nodes.
+    func hasMoreNodes(than limit: Int) -> Bool {
+        var remaining = limit
+        func visit(_ node: Node) -> Bool {
+            remaining -= 1
+            guard remaining >= 0 else { return false }
+            switch node {
+            case .mapping(let mapping):
+                for (key, value) in mapping {
+                    guard visit(key), visit(value) else { return false }
+                }
+            case .sequence(let sequence):
+                for element in sequence {
+                    guard visit(element) else { return false }
+                }
+            case .scalar, .alias:
+                break
+            }
+            return true
+        }
+        return !visit(self)
+    }
+}

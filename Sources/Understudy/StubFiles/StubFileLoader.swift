@@ -43,6 +43,10 @@ public enum StubFileLoader {
     /// The extensions a directory load reads.
     public static let fileExtensions = ["yaml", "yml", "json"]
 
+    /// The most nodes a small document may stand for once YAML aliases are expanded; a larger
+    /// document may have one per byte.
+    static let maximumExpandedNodes = 100_000
+
     /// Reads a directory of stub files (recursively) or one stub file.
     /// - Parameter url: the directory or file; issues name files by its `relativePath`.
     /// - Throws: ``StubFileError`` with every issue found.
@@ -236,7 +240,18 @@ public enum StubFileLoader {
             return nil
         }
         do {
-            return .some(try Yams.compose(yaml: text))
+            let root = try Yams.compose(yaml: text)
+            // Every node of a document without aliases takes at least a byte, so this limit
+            // refuses only documents that aliases multiply (a YAML "billion laughs").
+            let limit = max(maximumExpandedNodes, text.utf8.count)
+            if let root, root.hasMoreNodes(than: limit) {
+                parser.report(line: 1, path: "", """
+                    aliases expand the document to more than \(limit) nodes; expected at most \(limit), \
+                    the larger of \(maximumExpandedNodes) and its size in bytes
+                    """)
+                return nil
+            }
+            return .some(root)
         } catch {
             let (line, message) = yamlSyntaxError(error, text: text)
             parser.report(line: line, path: "", format == .json ? "invalid JSON: \(message)" : "invalid YAML: \(message)")
