@@ -68,9 +68,21 @@ public enum StubFileLoader {
             collectFiles(in: root, relative: "", root: root, display: display, into: &documents, visited: &visited)
             documents.sort { Array($0.relative.utf8).lexicographicallyPrecedes(Array($1.relative.utf8)) }
         } else {
-            let resolved = FileReferences.resolvingSymlinks(absolute)
-            root = (resolved as NSString).deletingLastPathComponent
-            documents = [Document(relative: (resolved as NSString).lastPathComponent, display: display)]
+            // The file's own directory is the root, as it is named; a stub file that is a symlink
+            // to elsewhere is refused as in a directory load, since its `file:` paths would
+            // otherwise reach whatever lies beside the link's target.
+            root = FileReferences.resolvingSymlinks((absolute as NSString).deletingLastPathComponent)
+            let name = (absolute as NSString).lastPathComponent
+            let resolved = FileReferences.resolvingSymlinks(FileReferences.join(root, name))
+            var document = Document(relative: name, display: display)
+            if !FileReferences.path(resolved, isInside: root) {
+                let directory = parentDisplay(of: display)
+                document.refusal = StubFileError.Issue(
+                    file: display, line: nil, path: nil,
+                    message: "symlink resolves outside \(directory) (to \(resolved)); expected stub files inside it"
+                )
+            }
+            documents = [document]
         }
 
         var perFile: [[StubFileError.Issue]] = []
