@@ -143,8 +143,20 @@ public final class StubServer: Sendable {
         try? await shared.upstream.shutdown()
     }
 
+    /// Whether binding `host` keeps the admin API on this machine: `localhost` or a numeric
+    /// loopback address (127.0.0.0/8, ::1). A name such as `127.0.0.1.example.com` is not one,
+    /// however it starts: it binds wherever DNS says.
     static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        if host == "localhost" { return true }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, host, &v4) == 1 {
+            return UInt32(bigEndian: v4.s_addr) >> 24 == 127
+        }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, host, &v6) == 1 {
+            return withUnsafeBytes(of: &v6) { Array($0) } == Array(repeating: 0, count: 15) + [1]
+        }
+        return false
     }
 }
 
