@@ -1,6 +1,6 @@
 // swift-tools-version:6.1
-// libFuzzer targets for Understudy's parsers and decoders: `make fuzz` builds them with
-// `--sanitize=fuzzer --sanitize=address` and runs each one. Its own package, so that neither
+// libFuzzer targets for Understudy's parsers and decoders: `make fuzz` (Fuzz/run.sh) builds
+// them with libFuzzer and AddressSanitizer and runs each one. Its own package, so that neither
 // `swift build` nor `swift test` of the root package ever builds it.
 import PackageDescription
 
@@ -11,15 +11,9 @@ let package = Package(
         .package(name: "Understudy", path: ".."),
     ],
     targets: [
-        .target(name: "FuzzSupport"),
-        .executableTarget(
-            name: "FuzzStubFileYAML",
-            dependencies: ["FuzzSupport", .product(name: "Understudy", package: "Understudy")]
-        ),
-        .executableTarget(
-            name: "FuzzStubFileJSON",
-            dependencies: ["FuzzSupport", .product(name: "Understudy", package: "Understudy")]
-        ),
+        .target(name: "FuzzSupport", dependencies: [.product(name: "Understudy", package: "Understudy")]),
+        .executableTarget(name: "FuzzStubFileYAML", dependencies: ["FuzzSupport"]),
+        .executableTarget(name: "FuzzStubFileJSON", dependencies: ["FuzzSupport"]),
         .executableTarget(
             name: "FuzzHAR",
             dependencies: [
