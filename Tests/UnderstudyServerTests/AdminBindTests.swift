@@ -22,7 +22,11 @@ final class AdminBindTests: XCTestCase {
     }
 
     func testLoopbackAddressesNeedNoToken() async throws {
-        for host in ["127.0.0.1", "127.0.0.2", "localhost"] {
+        var hosts = ["127.0.0.1", "localhost"]
+        #if os(Linux)
+        hosts.append("127.0.0.2")  // all of 127.0.0.0/8 is bound to lo on Linux, only 127.0.0.1 on macOS
+        #endif
+        for host in hosts {
             let server = try await StubServer.start(serving: StubRegistry(), host: host)
             let health = try curl(["--write-out", "%{http_code}", "--output", "/dev/null", server.baseURL.absoluteString + "/__admin/health"])
             try await server.stop()
