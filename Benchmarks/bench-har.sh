@@ -65,21 +65,7 @@ mitm_version="$("$mitmdump" --version 2>/dev/null | awk '/^Mitmproxy:/ { print $
 source Benchmarks/understudy-binary.sh
 
 # --- The HAR and the two servers --------------------------------------------------------------
-work="$(mktemp -d "${TMPDIR:-/tmp}/bench-har.XXXXXX")"
-pids=()
-cleanup() {
-    local pid
-    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-    for pid in "${pids[@]}"; do
-        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    done
-    rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+source Benchmarks/scratch.sh bench-har
 
 echo "Drawing the images and writing the HAR..."
 har_summary="$("$python" Benchmarks/har/make_har.py "$work" "$entries")" || die "cannot write the HAR"

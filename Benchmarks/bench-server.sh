@@ -90,22 +90,8 @@ EOF2
 source Benchmarks/understudy-binary.sh
 
 # --- The files and the three servers' roots ---------------------------------------------------
-work="$(mktemp -d "${TMPDIR:-/tmp}/bench-server.XXXXXX")"
+source Benchmarks/scratch.sh bench-server
 chmod 755 "$work"   # nginx workers may run as another user
-pids=()
-cleanup() {
-    local pid
-    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-    for pid in "${pids[@]}"; do
-        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    done
-    rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
 
 mkdir -p "$work/files" "$work/stubs" "$work/nginx/www" "$work/wiremock/__files" "$work/wiremock/mappings"
 python3 Benchmarks/server/make_png.py "$work/files/4k.png" 4096

@@ -134,16 +134,16 @@ final class StubHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             // Forward-proxy mode: an absolute-form request target.
             return StubRequest(method: head.method.rawValue, url: absolute, headers: headers, body: bodyData)
         }
-        let listener = headers["Host"] == nil ? shared.listener : nil
-        let authority = headers["Host"] ?? "\(listener!.host):\(listener!.port)"
+        // The listener's address (behind a lock) only when the client sent no Host.
+        let authority = head.headers.first(name: "host") ?? { let listener = shared.listener; return "\(listener.host):\(listener.port)" }()
         let target = head.uri.hasPrefix("/") ? head.uri : "/" + head.uri
         if let request = StubRequest(
             method: head.method.rawValue, scheme: shared.scheme, authority: authority, target: target, headers: headers, body: bodyData
         ) {
             return request
         }
-        let fallback = listener ?? shared.listener
-        return StubRequest(method: head.method.rawValue, url: URL(string: "\(shared.scheme)://\(fallback.host):\(fallback.port)/")!, headers: headers, body: bodyData)
+        let listener = shared.listener
+        return StubRequest(method: head.method.rawValue, url: URL(string: "\(shared.scheme)://\(listener.host):\(listener.port)/")!, headers: headers, body: bodyData)
     }
 
     private func dispatch(head: HTTPRequestHead, body: ByteBuffer?, context: ChannelHandlerContext) {
