@@ -7,33 +7,17 @@ import NIOHTTP1
 /// without bound. RFC 9112 §7.1.1 asks a server to limit them, and a client could otherwise
 /// send gigabytes as "a 5-byte body".
 ///
-/// It sits in front of the decoder and counts raw bytes; its ``Reset`` sits right behind the
-/// decoder and zeroes the count at every decoded part. A part decoded early in a read zeroes
+/// It sits in front of the decoder and counts raw bytes; ``StubHTTPHandler``, behind the decoder,
+/// zeroes the count at every decoded part. A part decoded early in a read zeroes
 /// that whole read, so the count can fall short by one read (at most 64 KiB): the limit is
 /// therefore well above the 80 KiB a legitimate head may take to arrive.
 final class SilentInputGuard: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
 
-    /// Behind the decoder: each decoded part shows the input is still meaningful.
-    final class Reset: ChannelInboundHandler, RemovableChannelHandler {
-        typealias InboundIn = HTTPServerRequestPart
-        typealias InboundOut = HTTPServerRequestPart
-
-        private let owner: SilentInputGuard
-
-        init(_ owner: SilentInputGuard) {
-            self.owner = owner
-        }
-
-        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            owner.silentBytes = 0
-            context.fireChannelRead(data)
-        }
-    }
-
     private let limit: Int
-    fileprivate var silentBytes = 0
+    /// Bytes read since the decoder last produced a part.
+    var silentBytes = 0
 
     init(limit: Int) {
         self.limit = limit

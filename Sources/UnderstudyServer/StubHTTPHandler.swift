@@ -4,19 +4,40 @@ import NIOHTTP1
 import NIOPosix
 import Understudy
 
-/// One connection's HTTP exchanges: builds the ``StubRequest``, resolves it against the
-/// registry off the event loop, then carries out the response's ``DeliveryPlan`` on the event
-/// loop with timers (never a blocking sleep). `HTTPServerPipelineHandler` in front of it holds
-/// pipelined requests back until the current response has ended.
-final class StubHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
+/// One connection's HTTP exchanges, behind NIOHTTP1's request decoder.
+///
+/// It builds the ``StubRequest``, resolves it against the registry (canned answers on the
+/// event loop, anything else off it), then carries out the response's ``DeliveryPlan`` on the
+/// event loop with timers (never a blocking sleep), writing the bytes a ``WireResponse`` framed.
+/// Around that it keeps the connection's HTTP/1.1 manners:
+/// - **Pipelining**: requests are answered one at a time, in order. Parts of a request that
+///   arrive while the one before is still being answered wait in a queue, and reading from the
+///   socket pauses until the answer ends.
+/// - **Parse errors**: a request NIO cannot parse gets 400 (431 for too many or too large
+///   header fields) naming the reason, after the answers to the requests before it, then a
+///   lingering close.
+/// - **Head timeout**: a connection that sends no request head within
+///   ``StubServer/Configuration/requestHeadTimeout`` of opening, or of its last answer, is
+///   closed (slowloris, idle keep-alive). A request whose head is in is the stub's to time.
+///
+/// These were NIO's pipelining handler and response encoder plus two handlers of ours; in one
+/// handler, a canned answer is one pass with no re-encoding (see ``WireResponse``).
+final class StubHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
 
     private enum ReadState {
         case idle
         case receiving(HTTPRequestHead, ByteBuffer?)
         /// The body went over the limit: the 413 is on its way and the rest is ignored.
         case refusing
+    }
+
+    /// What waits for the answer in progress to end.
+    private enum Queued {
+        case part(HTTPServerRequestPart)
+        case error(any Error)
     }
 
     /// How a request is answered, decided on or off the event loop.
@@ -33,7 +54,10 @@ final class StubHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         let prepared: PreparedResponse
         let wire: WireResponse
         let request: StubRequest
-        let journalID: Int
+        let startTime: Date
+        /// The journal entry, made when the request arrived or, for an answer sent the moment it
+        /// arrived, made complete when it ends (`nil` until then).
+        var journalID: Int?
         let keepAlive: Bool
         let version: HTTPVersion
         var outcome: Interaction.Outcome
@@ -42,43 +66,121 @@ final class StubHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         var bodyBytesSent = 0
         var headSent = false
 
-        init(reply: Reply, wire: WireResponse, request: StubRequest, journalID: Int, keepAlive: Bool, version: HTTPVersion) {
-            self.plan = reply.prepared.deliveryPlan(method: request.method)
+        init(reply: Reply, wire: WireResponse, exchange: Exchange) {
+            self.plan = reply.prepared.deliveryPlan(method: exchange.request.method)
             self.prepared = reply.prepared
             self.wire = wire
-            self.request = request
-            self.journalID = journalID
-            self.keepAlive = keepAlive
-            self.version = version
+            self.request = exchange.request
+            self.startTime = exchange.startTime
+            self.journalID = exchange.journalID
+            self.keepAlive = exchange.keepAlive
+            self.version = exchange.version
             self.outcome = reply.outcome
             self.transport = reply.transport
             self.nearMisses = reply.nearMisses
         }
     }
 
+    /// A request being answered, before its delivery starts.
+    private struct Exchange {
+        let request: StubRequest
+        let startTime: Date
+        var journalID: Int?
+        let keepAlive: Bool
+        let version: HTTPVersion
+    }
+
     private let shared: ServerShared
+    private let wireResponses: WireResponseCache
+    private let silentInput: SilentInputGuard?
     private var readState = ReadState.idle
     private var delivery: Delivery?
+    /// Whether an answer is underway (being decided, delivered, or the admin API's).
+    private var answering = false
+    private var queued = CircularBuffer<Queued>()
+    private var draining = false
+    private var readPending = false
     private var pendingTimer: Scheduled<Void>?
     private var context: ChannelHandlerContext?
+    /// Since when a request head is awaited; `nil` while a request is in.
+    private var awaitingHeadSince: NIODeadline?
+    private var headTimer: Scheduled<Void>?
+    /// Set once a parse error was answered: the connection only lingers until it closes.
+    private var lingering: Scheduled<Void>?
 
-    init(shared: ServerShared) {
+    /// - Parameters:
+    ///   - shared: the server's registry, settings and caches.
+    ///   - wireResponses: the framed responses of this connection's event loop.
+    ///   - silentInput: the guard in front of the decoder, told whenever a request part arrives.
+    init(shared: ServerShared, wireResponses: WireResponseCache = WireResponseCache(), silentInput: SilentInputGuard? = nil) {
         self.shared = shared
+        self.wireResponses = wireResponses
+        self.silentInput = silentInput
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        if context.channel.isActive { awaitHead(context) }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
+        headTimer?.cancel()
+        headTimer = nil
     }
 
-    // MARK: - Reading
+    func channelActive(context: ChannelHandlerContext) {
+        awaitHead(context)
+        context.fireChannelActive()
+    }
+
+    // MARK: - Reading, in order
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
+        silentInput?.silentBytes = 0
+        if lingering != nil { return }
+        let part = unwrapInboundIn(data)
+        if !queued.isEmpty || waitsForAnswer {
+            queued.append(.part(part))
+            return
+        }
+        handle(part, context: context)
+    }
+
+    /// Whether the request in hand is complete and its answer not yet ended: parts arriving now
+    /// belong to the next request.
+    private var waitsForAnswer: Bool {
+        guard answering else { return false }
+        if case .idle = readState { return true }
+        return false
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if waitsForAnswer || !queued.isEmpty {
+            readPending = true
+        } else {
+            context.read()
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // After the answer, the decoder reports every further read as an error: all dropped.
+        if lingering != nil { return }
+        guard error is HTTPParserError else {
+            return context.close(promise: nil)
+        }
+        if !queued.isEmpty || answering {
+            // Answered in turn, after the requests before it.
+            queued.append(.error(error))
+            return
+        }
+        answerParseError(error, context: context)
+    }
+
+    private func handle(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
+        switch part {
         case .head(let head):
+            awaitingHeadSince = nil
             if let length = head.headers.first(name: "content-length").flatMap(Int.init), length > shared.configuration.maxBodySize {
                 return refuseBody(head: head)
             }
@@ -104,21 +206,108 @@ final class StubHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
+    /// The answer in progress ended: the next request may go, and the head timeout restarts.
+    private func answerEnded(context: ChannelHandlerContext) {
+        answering = false
+        awaitHead(context)
+        drainQueue(context: context)
+    }
+
+    private func drainQueue(context: ChannelHandlerContext) {
+        // Not re-entered: an answer that ends while a queued request is handled comes back here.
+        guard !draining else { return }
+        draining = true
+        defer { draining = false }
+        while !waitsForAnswer, lingering == nil, let next = queued.popFirst() {
+            switch next {
+            case .part(let part):
+                handle(part, context: context)
+            case .error(let error):
+                answerParseError(error, context: context)
+            }
+        }
+        if readPending, queued.isEmpty, !waitsForAnswer {
+            readPending = false
+            context.read()
+        }
+    }
+
+    // MARK: - Parse errors and the head timeout
+
+    private func answerParseError(_ error: any Error, context: ChannelHandlerContext) {
+        guard let parserError = error as? HTTPParserError else { return context.close(promise: nil) }
+        let (status, message) = Self.answer(
+            for: parserError, maxHeaderCount: shared.configuration.maxHeaderCount, maxHeaderBytes: Self.maxHeaderBytes
+        )
+        let body = Data(message.utf8)
+        let prepared = PreparedResponse(
+            status: status,
+            headers: ["Content-Type": "text/plain; charset=utf-8", "Content-Length": String(body.count)],
+            body: body
+        )
+        let wire = try! WireResponse(prepared, allocator: context.channel.allocator)
+        context.write(wrapOutboundOut(wire.head(version: .http1_1, keepAlive: false, closing: true, allocator: context.channel.allocator)), promise: nil)
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(wire.body)).whenComplete { _ in
+            channel.close(mode: .output, promise: nil)
+        }
+        // Whatever else the client sends is dropped for a while, so that closing does not send
+        // an RST that could destroy the answer before the client reads it.
+        lingering = context.eventLoop.scheduleTask(in: .seconds(2)) {
+            channel.close(promise: nil)
+        }
+    }
+
+    /// The bytes of names and values NIO's decoder allows in one head (its default).
+    static let maxHeaderBytes = NIOHTTPDecoderLimitConfiguration().maxHeaderListSize
+
+    /// The status and text answering a request NIO could not parse.
+    static func answer(for error: HTTPParserError, maxHeaderCount: Int, maxHeaderBytes: Int) -> (Int, String) {
+        if case .headerOverflow = error {
+            return (431, "request header fields too large: at most \(maxHeaderCount) header fields and \(maxHeaderBytes) bytes of names and values\n")
+        }
+        return (400, "bad request: \(error.debugDescription)\n")
+    }
+
+    private func awaitHead(_ context: ChannelHandlerContext) {
+        let now = context.eventLoop.now
+        awaitingHeadSince = now
+        if headTimer == nil { scheduleHeadTimer(at: now + .nanoseconds(shared.configuration.requestHeadTimeout.nanoseconds), context: context) }
+    }
+
+    private func scheduleHeadTimer(at deadline: NIODeadline, context: ChannelHandlerContext) {
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        headTimer = context.eventLoop.scheduleTask(deadline: deadline) {
+            guard let context = handler.value.context else { return }
+            handler.value.headTimerFired(context: context)
+        }
+    }
+
+    private func headTimerFired(context: ChannelHandlerContext) {
+        headTimer = nil
+        // Busy with a request: the end of its answer starts the count again.
+        guard let since = awaitingHeadSince else { return }
+        let timeout = TimeAmount.nanoseconds(shared.configuration.requestHeadTimeout.nanoseconds)
+        if context.eventLoop.now - since >= timeout {
+            context.close(promise: nil)
+        } else {
+            scheduleHeadTimer(at: since + timeout, context: context)
+        }
+    }
+
     private func refuseBody(head: HTTPRequestHead) {
         guard let context else { return }
         readState = .refusing
+        answering = true
         let request = makeRequest(head: head, body: nil)
-        let id = shared.registry.journal.begin(request, transport: .server)
         let message = "request body over the limit of \(shared.configuration.maxBodySize) bytes\n"
         let prepared = PreparedResponse(
             status: 413,
             headers: ["Content-Type": "text/plain; charset=utf-8", "Content-Length": String(message.utf8.count), "Connection": "close"],
             body: Data(message.utf8)
         )
-        start(
-            Reply(prepared: prepared, outcome: .failed("request body over the limit")),
-            request: request, id: id, keepAlive: false, version: head.version, context: context
-        )
+        let exchange = Exchange(request: request, startTime: Date(), journalID: nil, keepAlive: false, version: head.version)
+        start(Reply(prepared: prepared, outcome: .failed("request body over the limit")), exchange: exchange, context: context)
     }
 
     // MARK: - Dispatch
@@ -147,32 +336,32 @@ final class StubHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func dispatch(head: HTTPRequestHead, body: ByteBuffer?, context: ChannelHandlerContext) {
+        answering = true
         if head.uri.hasPrefix("/"), AdminAPI.isAdminPath(String(head.uri.prefix { $0 != "?" })) {
             return answerAdmin(head: head, body: body, context: context)
         }
         let request = makeRequest(head: head, body: body)
-        let journal = shared.registry.journal
-        let id = journal.begin(request, transport: .server)
+        var exchange = Exchange(request: request, startTime: Date(), journalID: nil, keepAlive: head.isKeepAlive, version: head.version)
         if head.method == .CONNECT {
             let message = "CONNECT (https through the proxy) is not supported: Understudy does not intercept TLS yet\n"
-            return start(
-                Reply(prepared: textResponse(501, message), outcome: .completed),
-                request: request, id: id, keepAlive: false, version: head.version, context: context
-            )
+            exchange = Exchange(request: request, startTime: exchange.startTime, journalID: nil, keepAlive: false, version: head.version)
+            return start(Reply(prepared: textResponse(501, message), outcome: .completed), exchange: exchange, context: context)
         }
-        let keepAlive = head.isKeepAlive
-        let version = head.version
-        // Canned answers are rendered right here on the event loop; only closures, forwards,
-        // images and proxying hop to a task.
+        // Canned answers are rendered right here on the event loop and journaled once, when
+        // they end; only closures, forwards, images and proxying hop to a task, and those are
+        // journaled on arrival.
         let pendingMatch: StubRegistry.Match?
         switch shared.registry.resolveImmediately(request) {
         case .resolved(.unmatched) where shared.configuration.proxyUnmatched != nil:
             pendingMatch = nil
         case .resolved(let resolution):
-            return start(Self.reply(for: resolution, request: request), request: request, id: id, keepAlive: keepAlive, version: version, context: context)
+            return start(Self.reply(for: resolution, request: request), exchange: exchange, context: context)
         case .pending(let match):
             pendingMatch = match
         }
+        let journal = shared.registry.journal
+        let id = journal.begin(request, transport: .server)
+        exchange.journalID = id
         let shared = self.shared
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
         let promise = context.eventLoop.makePromise(of: Reply.self)
@@ -182,12 +371,12 @@ final class StubHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
             return Self.reply(for: await shared.registry.finish(pendingMatch, for: request, context: shared.renderContext), request: request)
         }
-        promise.futureResult.whenSuccess { reply in
+        promise.futureResult.whenSuccess { [exchange] reply in
             guard let context = handler.value.context else {
                 // The connection went away while the stub was thinking.
                 return journal.finish(id, with: InteractionResult(stubName: reply.prepared.stubName, status: nil, outcome: .cancelled))
             }
-            handler.value.start(reply, request: request, id: id, keepAlive: keepAlive, version: version, context: context)
+            handler.value.start(reply, exchange: exchange, context: context)
         }
     }
 
@@ -232,38 +421,44 @@ final class StubHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         promise.completeWithTask { await admin.handle(request) }
         let keepAlive = head.isKeepAlive
         let version = head.version
+        let sendsBody = head.method != .HEAD
         promise.futureResult.whenSuccess { response in
             guard let context = handler.value.context else { return }
-            var headers = HTTPHeaders(response.headers.map { ($0.name, $0.value) })
-            if !keepAlive { headers.replaceOrAdd(name: "Connection", value: "close") }
-            let status = HTTPResponseStatus(statusCode: response.status)
-            context.write(handler.value.wrapOutboundOut(.head(HTTPResponseHead(version: version, status: status, headers: headers))), promise: nil)
-            if head.method != .HEAD, !response.body.isEmpty {
-                let buffer = context.channel.allocator.buffer(bytes: response.body)
-                context.write(handler.value.wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+            let allocator = context.channel.allocator
+            let prepared = PreparedResponse(status: response.status, headers: response.headers, body: response.body)
+            let wire: WireResponse
+            do throws(WireResponse.InvalidHeader) {
+                wire = try WireResponse(prepared, allocator: allocator)
+            } catch {
+                wire = try! WireResponse(textResponse(500, "admin response cannot be sent: \(error.message)\n"), allocator: allocator)
             }
-            let channel = context.channel
-            context.writeAndFlush(handler.value.wrapOutboundOut(.end(nil))).whenComplete { _ in
-                if !keepAlive { channel.close(promise: nil) }
+            context.write(handler.value.wrapOutboundOut(wire.head(version: version, keepAlive: keepAlive, closing: false, allocator: allocator)), promise: nil)
+            if sendsBody, wire.body.readableBytes > 0 {
+                context.write(handler.value.wrapOutboundOut(wire.body), promise: nil)
+            }
+            if keepAlive {
+                context.flush()
+                handler.value.answerEnded(context: context)
+            } else {
+                let channel = context.channel
+                handler.value.flushThen(context) { channel.close(promise: nil) }
             }
         }
     }
 
     // MARK: - Delivery
 
-    private func start(
-        _ reply: Reply, request: StubRequest, id: Int, keepAlive: Bool, version: HTTPVersion, context: ChannelHandlerContext
-    ) {
+    private func start(_ reply: Reply, exchange: Exchange, context: ChannelHandlerContext) {
         var reply = reply
         let wire: WireResponse
         do {
-            wire = try shared.wireResponse(for: reply.prepared, allocator: context.channel.allocator)
+            wire = try wireResponses.response(for: reply.prepared, allocator: context.channel.allocator)
         } catch {
             let message = "stub \"\(reply.prepared.stubName ?? "")\" cannot be sent: \(error.message)"
             reply = Reply(prepared: textResponse(500, message + "\n"), outcome: .failed(message))
             wire = try! WireResponse(reply.prepared, allocator: context.channel.allocator)
         }
-        delivery = Delivery(reply: reply, wire: wire, request: request, journalID: id, keepAlive: keepAlive, version: version)
+        delivery = Delivery(reply: reply, wire: wire, exchange: exchange)
         advance(context: context)
     }
 
@@ -272,6 +467,10 @@ final class StubHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         while let current = delivery, let action = current.plan.next() {
             switch action {
             case .wait(let duration):
+                if current.journalID == nil {
+                    // Visible in the journal while it waits, like any request in flight.
+                    current.journalID = shared.registry.journal.begin(current.request, transport: .server)
+                }
                 context.flush()
                 let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
                 pendingTimer = context.eventLoop.scheduleTask(in: .nanoseconds(duration.nanoseconds)) {
@@ -284,32 +483,33 @@ final class StubHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
                 current.outcome = .fault(fault)
                 return performFault(fault, context: context)
             case .sendHead:
-                let headers = current.wire.headers(
-                    keepAlive: current.keepAlive, version: current.version, closing: current.prepared.truncateAfter != nil
+                let head = current.wire.head(
+                    version: current.version, keepAlive: current.keepAlive, closing: current.prepared.truncateAfter != nil,
+                    allocator: context.channel.allocator
                 )
-                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: current.version, status: current.wire.status, headers: headers))), promise: nil)
+                context.write(wrapOutboundOut(head), promise: nil)
                 current.headSent = true
             case .sendBody(let range):
                 let slice = current.wire.body.getSlice(at: current.wire.body.readerIndex + range.lowerBound, length: range.count)!
-                context.write(wrapOutboundOut(.body(.byteBuffer(slice))), promise: nil)
+                context.write(wrapOutboundOut(slice), promise: nil)
                 current.bodyBytesSent += range.count
             case .finish(let close):
                 // Journaled before the last byte leaves, so a client that has its response
                 // always finds it in the journal.
                 if case .truncated = current.outcome { current.outcome = .completed }
                 complete(current)
+                let channel = context.channel
                 if case .refusing = readState {
                     // The refused body may still be arriving: closing now would send an RST that
                     // can destroy the 413 before the client reads it. Close our side first and
                     // drop what comes for up to two seconds (a lingering close).
-                    let channel = context.channel
-                    context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(mode: .output, promise: nil) }
+                    flushThen(context) { channel.close(mode: .output, promise: nil) }
                     context.eventLoop.scheduleTask(in: .seconds(2)) { channel.close(promise: nil) }
                 } else if close || !current.keepAlive {
-                    let channel = context.channel
-                    context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+                    flushThen(context) { channel.close(promise: nil) }
                 } else {
-                    context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                    context.flush()
+                    answerEnded(context: context)
                 }
                 return
             case .abort:
@@ -321,17 +521,17 @@ final class StubHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
+    /// Flushes, then runs `body` once everything written so far has left.
+    private func flushThen(_ context: ChannelHandlerContext, _ body: @escaping @Sendable () -> Void) {
+        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(capacity: 0))).whenComplete { _ in body() }
+    }
+
     private func performFault(_ fault: Fault, context: ChannelHandlerContext) {
         let actions = fault.wireActions(stubName: delivery?.prepared.stubName)
-        let raw = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self)
         for action in actions {
             switch action {
             case .writeRaw(let bytes):
-                // Written from the encoder's position, so the bytes reach the socket unframed.
-                let buffer = context.channel.allocator.buffer(bytes: bytes)
-                if let raw {
-                    raw.writeAndFlush(NIOAny(buffer), promise: nil)
-                }
+                context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes)), promise: nil)
             case .close(let reset):
                 if let delivery { complete(delivery) }
                 if reset {
@@ -358,7 +558,7 @@ final class StubHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func complete(_ finished: Delivery, keepDelivery: Bool = false) {
         if !keepDelivery { delivery = nil }
         let journal = shared.registry.journal
-        journal.finish(finished.journalID, with: InteractionResult(
+        let result = InteractionResult(
             stubName: finished.prepared.stubName,
             status: finished.headSent ? finished.prepared.status : nil,
             headers: finished.headSent ? finished.prepared.headers : [:],
@@ -367,8 +567,16 @@ final class StubHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             nearMisses: finished.nearMisses,
             transport: finished.transport,
             responseBody: finished.prepared.body.prefix(finished.bodyBytesSent)
-        ))
-        if let onInteraction = shared.configuration.onInteraction, let entry = journal.interaction(id: finished.journalID) {
+        )
+        let id: Int
+        if let existing = finished.journalID {
+            journal.finish(existing, with: result)
+            id = existing
+        } else {
+            id = journal.record(finished.request, transport: .server, startTime: finished.startTime, result: result)
+            finished.journalID = id
+        }
+        if let onInteraction = shared.configuration.onInteraction, let entry = journal.interaction(id: id) {
             onInteraction(entry)
         }
     }
@@ -378,6 +586,9 @@ final class StubHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     func channelInactive(context: ChannelHandlerContext) {
         pendingTimer?.cancel()
         pendingTimer = nil
+        headTimer?.cancel()
+        headTimer = nil
+        lingering?.cancel()
         if let unfinished = delivery {
             if unfinished.outcome == .completed || { if case .truncated = unfinished.outcome { return true } else { return false } }() {
                 unfinished.outcome = .cancelled
@@ -385,10 +596,6 @@ final class StubHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             complete(unfinished)
         }
         context.fireChannelInactive()
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        context.close(promise: nil)
     }
 }
 

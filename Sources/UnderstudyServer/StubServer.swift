@@ -101,23 +101,13 @@ public final class StubServer: Sendable {
                     var limits = NIOHTTPDecoderLimitConfiguration()
                     limits.maxHeaderFieldCount = configuration.maxHeaderCount
                     let silentInput = SilentInputGuard(limit: 2 * limits.maxHeaderListSize)
-                    try channel.pipeline.syncOperations.addHandler(silentInput)
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(
-                        withPipeliningAssistance: true,
-                        withErrorHandling: false,  // HTTPErrorResponder instead: 431 as well as 400
-                        // Outbound headers are checked once per rendering by `WireResponse`, not by NIO
-                        // for every response.
-                        withOutboundHeaderValidation: false,
-                        withEncoderConfiguration: .init(),
-                        withDecoderLimitConfiguration: limits
-                    )
-                    let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-                    try channel.pipeline.syncOperations.addHandler(SilentInputGuard.Reset(silentInput), position: .after(decoder))
+                    // NIOHTTP1 parses requests; `StubHTTPHandler` answers them, pipelined ones in
+                    // order, and frames its own responses (see `WireResponse`).
                     try channel.pipeline.syncOperations.addHandlers(
-                        HTTPErrorResponder(maxHeaderCount: limits.maxHeaderFieldCount, maxHeaderBytes: limits.maxHeaderListSize),
-                        RequestHeadTimeoutHandler(timeout: configuration.requestHeadTimeout)
+                        silentInput,
+                        ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: limits)),
+                        StubHTTPHandler(shared: shared, wireResponses: shared.wireResponses(for: channel.eventLoop), silentInput: silentInput)
                     )
-                    try channel.pipeline.syncOperations.addHandler(StubHTTPHandler(shared: shared))
                     shared.track(channel)
                 }
             }
@@ -168,7 +158,8 @@ final class ServerShared: Sendable {
     let scheme: String
     let upstream = HTTPClientUpstream()
     let admin: AdminAPI
-    private let wireResponses = LockedState<[UInt64: WireResponse]>([:])
+    /// One cache of framed responses per event loop, each used only on its loop.
+    private let wireResponseCaches = LockedState<[ObjectIdentifier: WireResponseCache]>([:])
     private let state = LockedState<(channels: [ObjectIdentifier: any Channel], host: String, port: Int)>(([:], "127.0.0.1", 0))
 
     init(registry: StubRegistry, configuration: StubServer.Configuration, scheme: String) {
@@ -178,18 +169,15 @@ final class ServerShared: Sendable {
         self.admin = AdminAPI(registry: registry, token: configuration.adminToken)
     }
 
-    /// `prepared` encoded for NIO: kept when the registry reuses the rendering (it has a
-    /// ``PreparedResponse/renderID``), so canned answers are encoded once.
-    func wireResponse(for prepared: PreparedResponse, allocator: ByteBufferAllocator) throws(WireResponse.InvalidHeader) -> WireResponse {
-        guard let id = prepared.renderID else { return try WireResponse(prepared, allocator: allocator) }
-        if let cached = wireResponses.withLock({ $0[id] }) { return cached }
-        let wire = try WireResponse(prepared, allocator: allocator)
-        wireResponses.withLock { cache in
-            // Renderings are replaced when files change; old ones are simply forgotten.
-            if cache.count >= 4096 { cache.removeAll() }
-            cache[id] = wire
+    /// The framed-response cache of `eventLoop`, for the connections it serves: looked up once
+    /// per connection, then used without a lock.
+    func wireResponses(for eventLoop: any EventLoop) -> WireResponseCache {
+        wireResponseCaches.withLock { caches in
+            if let cache = caches[ObjectIdentifier(eventLoop)] { return cache }
+            let cache = WireResponseCache()
+            caches[ObjectIdentifier(eventLoop)] = cache
+            return cache
         }
-        return wire
     }
 
     var renderContext: RenderContext {

@@ -28,33 +28,37 @@ final class StubHTTPHandlerTests: XCTestCase {
         try await channel.writeInbound(HTTPServerRequestPart.end(nil))
     }
 
-    /// Waits (in real time, briefly) for the stub to resolve off the loop and the handler to write.
-    private func nextOutbound(_ channel: NIOAsyncTestingChannel) async throws -> HTTPServerResponsePart? {
-        for _ in 0..<200 {
-            if let part = try await channel.readOutbound(as: HTTPServerResponsePart.self) { return part }
-            try await Task.sleep(for: .milliseconds(5))
+    /// The next response part the handler wrote, decoded as a client would; waits (in real
+    /// time, briefly) for the stub to resolve off the loop and the handler to write.
+    private func nextOutbound(_ channel: NIOAsyncTestingChannel, _ reader: ResponseBytesReader) async throws -> HTTPClientResponsePart? {
+        try await reader.next {
+            for _ in 0..<200 {
+                if let bytes = try await channel.readOutbound(as: ByteBuffer.self) { return bytes }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            return nil
         }
-        return nil
     }
 
     func testDelayHoldsTheHeadUntilTheClockMoves() async throws {
         let stubs = StubRegistry()
         stubs.stub(.path("/slow"), named: "slow", response: .text("late").delayed(by: .milliseconds(250)))
         let channel = try await makeChannel(stubs)
+        let reader = ResponseBytesReader()
         try await send(channel, .GET, "/slow")
         try await Task.sleep(for: .milliseconds(100))
-        let early = try await channel.readOutbound(as: HTTPServerResponsePart.self)
+        let early = try await channel.readOutbound(as: ByteBuffer.self)
         XCTAssertNil(early, "nothing before the delay")
         await channel.testingEventLoop.advanceTime(by: .milliseconds(249))
-        let stillEarly = try await channel.readOutbound(as: HTTPServerResponsePart.self)
+        let stillEarly = try await channel.readOutbound(as: ByteBuffer.self)
         XCTAssertNil(stillEarly)
         await channel.testingEventLoop.advanceTime(by: .milliseconds(1))
-        guard case .head(let head)? = try await nextOutbound(channel) else { return XCTFail("expected the head") }
+        guard case .head(let head)? = try await nextOutbound(channel, reader) else { return XCTFail("expected the head") }
         XCTAssertEqual(head.status, .ok)
         XCTAssertEqual(head.headers.first(name: "X-Understudy-Stub"), "slow")
-        guard case .body(.byteBuffer(let body))? = try await nextOutbound(channel) else { return XCTFail("expected the body") }
+        guard case .body(let body)? = try await nextOutbound(channel, reader) else { return XCTFail("expected the body") }
         XCTAssertEqual(String(buffer: body), "late")
-        guard case .end? = try await nextOutbound(channel) else { return XCTFail("expected the end") }
+        guard case .end? = try await nextOutbound(channel, reader) else { return XCTFail("expected the end") }
         XCTAssertEqual(stubs.journal.interactions.first?.outcome, .completed)
         _ = try await channel.finish()
     }
@@ -63,25 +67,27 @@ final class StubHTTPHandlerTests: XCTestCase {
         let stubs = StubRegistry()
         stubs.stub(.any, response: .data(Data(count: 3_000)).throttled(to: .bytesPerSecond(10_000)))
         let channel = try await makeChannel(stubs)
+        let reader = ResponseBytesReader()
         try await send(channel, .GET, "/x")
-        guard case .head? = try await nextOutbound(channel) else { return XCTFail("expected the head") }
+        guard case .head? = try await nextOutbound(channel, reader) else { return XCTFail("expected the head") }
         var sizes: [Int] = []
         for _ in 0..<3 {
-            let none = try await channel.readOutbound(as: HTTPServerResponsePart.self)
+            let none = try await channel.readOutbound(as: ByteBuffer.self)
             XCTAssertNil(none, "no slice before its time")
             await channel.testingEventLoop.advanceTime(by: .milliseconds(100))
-            guard case .body(.byteBuffer(let slice))? = try await nextOutbound(channel) else { return XCTFail("expected a slice") }
+            guard case .body(let slice)? = try await nextOutbound(channel, reader) else { return XCTFail("expected a slice") }
             sizes.append(slice.readableBytes)
         }
         XCTAssertEqual(sizes, [1_000, 1_000, 1_000])
-        guard case .end? = try await nextOutbound(channel) else { return XCTFail("expected the end") }
+        guard case .end? = try await nextOutbound(channel, reader) else { return XCTFail("expected the end") }
         _ = try await channel.finish()
     }
 
     func testOversizedBodyGets413AndCloses() async throws {
         let channel = try await makeChannel(StubRegistry())
+        let reader = ResponseBytesReader()
         try await send(channel, .POST, "/upload", body: String(repeating: "x", count: 101))
-        guard case .head(let head)? = try await nextOutbound(channel) else { return XCTFail("expected the head") }
+        guard case .head(let head)? = try await nextOutbound(channel, reader) else { return XCTFail("expected the head") }
         XCTAssertEqual(head.status.code, 413)
         XCTAssertEqual(head.headers.first(name: "connection"), "close")
         _ = try? await channel.finish()

@@ -150,6 +150,26 @@ public final class Journal: Sendable {
     ///   - transport: the transport carrying it.
     ///   - redirectedFrom: the entry whose redirect led here, for redirect hops.
     public func begin(_ request: StubRequest, transport: Interaction.Transport, redirectedFrom: Int? = nil) -> Int {
+        append(request, transport: transport, redirectedFrom: redirectedFrom, result: nil)
+    }
+
+    /// Records a request together with how it ended, for a response delivered the moment its
+    /// request arrived: one trip through the journal's lock instead of ``begin(_:transport:redirectedFrom:)``
+    /// and ``finish(_:with:)``.
+    /// - Parameters:
+    ///   - request: the request.
+    ///   - transport: the transport carrying it.
+    ///   - startTime: when the request arrived.
+    ///   - result: how it ended.
+    /// - Returns: the entry's id.
+    @discardableResult
+    public func record(_ request: StubRequest, transport: Interaction.Transport, startTime: Date, result: InteractionResult) -> Int {
+        append(request, transport: transport, redirectedFrom: nil, startTime: startTime, result: result)
+    }
+
+    private func append(
+        _ request: StubRequest, transport: Interaction.Transport, redirectedFrom: Int?, startTime: Date? = nil, result: InteractionResult?
+    ) -> Int {
         let now = Date()
         let (id, ready) = state.withLock { state -> (Int, [CheckedContinuation<Void, any Error>]) in
             let id = state.nextID
@@ -158,9 +178,13 @@ public final class Journal: Sendable {
                 // Dropped before appending, so the buffer never grows past the limit.
                 Self.drop(state.entries.count - limit + 1, from: &state)
             }
-            var record = JournalRecord(request, transport: transport, redirectedFrom: redirectedFrom, startTime: now)
+            var record = JournalRecord(request, transport: transport, redirectedFrom: redirectedFrom, startTime: startTime ?? now)
             record.shareHeaders(with: &state.recentHeaders)
+            if let result {
+                record.complete(with: result, keepingBody: state.keepsBodies, at: now)
+            }
             state.entries.append(record)
+            guard !state.waiters.isEmpty else { return (id, []) }
             var ready: [CheckedContinuation<Void, any Error>] = []
             for (key, var waiter) in state.waiters where waiter.matcher.matches(request) {
                 waiter.seen += 1
