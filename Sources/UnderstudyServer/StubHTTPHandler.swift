@@ -318,10 +318,12 @@ final class StubHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
             headers.add(name: header.name, value: header.value)
         }
         let bodyData = body.map { Data($0.readableBytesView) }
-        let lowered = head.uri.prefix(8).lowercased()
-        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), let absolute = URL(string: head.uri) {
-            // Forward-proxy mode: an absolute-form request target.
-            return StubRequest(method: head.method.rawValue, url: absolute, headers: headers, body: bodyData)
+        if head.uri.utf8.first != UInt8(ascii: "/") {
+            let lowered = head.uri.prefix(8).lowercased()
+            if lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), let absolute = URL(string: head.uri) {
+                // Forward-proxy mode: an absolute-form request target.
+                return StubRequest(method: head.method.rawValue, url: absolute, headers: headers, body: bodyData)
+            }
         }
         // The listener's address (behind a lock) only when the client sent no Host.
         let authority = head.headers.first(name: "host") ?? { let listener = shared.listener; return "\(listener.host):\(listener.port)" }()
@@ -337,7 +339,8 @@ final class StubHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func dispatch(head: HTTPRequestHead, body: ByteBuffer?, context: ChannelHandlerContext) {
         answering = true
-        if head.uri.hasPrefix("/"), AdminAPI.isAdminPath(String(head.uri.prefix { $0 != "?" })) {
+        // A byte test first: every request passes here, and few are for the admin API.
+        if head.uri.utf8.starts(with: "/__admin".utf8), AdminAPI.isAdminPath(String(head.uri.prefix { $0 != "?" })) {
             return answerAdmin(head: head, body: body, context: context)
         }
         let request = makeRequest(head: head, body: body)

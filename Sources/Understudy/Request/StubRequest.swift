@@ -130,7 +130,7 @@ public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
         else { return nil }
         var host = Substring(authority)
         var port: Int?
-        if let colon = authority.lastIndex(of: ":") {
+        if let colon = authority.utf8.lastIndex(of: UInt8(ascii: ":")) {
             host = authority[..<colon]
             let digits = authority[authority.index(after: colon)...]
             guard !host.isEmpty, digits.isEmpty || digits.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
@@ -140,7 +140,7 @@ public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
             }
         }
         let rawPath: Substring, rawQuery: Substring?
-        if let question = target.firstIndex(of: "?") {
+        if let question = target.utf8.firstIndex(of: UInt8(ascii: "?")) {
             rawPath = target[..<question]
             rawQuery = target[target.index(after: question)...]
         } else {
@@ -152,7 +152,7 @@ public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
         if let rawQuery, !rawQuery.isEmpty {
             for item in rawQuery.split(separator: "&", omittingEmptySubsequences: false) {
                 let name: Substring, value: Substring
-                if let equals = item.firstIndex(of: "=") {
+                if let equals = item.utf8.firstIndex(of: UInt8(ascii: "=")) {
                     name = item[..<equals]
                     value = item[item.index(after: equals)...]
                 } else {
@@ -199,10 +199,12 @@ public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
     }
 
     static func extensionOf(path: String) -> String {
-        guard let lastSlash = path.lastIndex(of: "/") ?? path.indices.first else { return "" }
-        let name = path[lastSlash...]
-        guard let dot = name.lastIndex(of: "."), name.index(after: dot) < name.endIndex else { return "" }
-        return name[name.index(after: dot)...].lowercased()
+        // Searched as bytes: `/` and `.` are ASCII, so their UTF-8 positions are valid string
+        // indices, and a byte search skips the grapheme breaking of a `Character` one.
+        let bytes = path.utf8
+        let nameStart = bytes.lastIndex(of: UInt8(ascii: "/")) ?? bytes.startIndex
+        guard let dot = bytes[nameStart...].lastIndex(of: UInt8(ascii: ".")), bytes.index(after: dot) < bytes.endIndex else { return "" }
+        return path[bytes.index(after: dot)...].lowercased()
     }
 
     public static func == (lhs: StubRequest, rhs: StubRequest) -> Bool {
