@@ -12,7 +12,7 @@ final class ResponseBytesReader {
     ///   a `GET` it saw sent, and refuses responses nobody asked for.
     init(requests: Int = 8) {
         for _ in 0..<requests {
-            try? decoder.writeOutbound(HTTPClientRequestPart.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: "/")))
+            _ = try? decoder.writeOutbound(HTTPClientRequestPart.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: "/")))
         }
     }
 

@@ -43,6 +43,44 @@ final class RenderCacheTests: XCTestCase {
         XCTAssertTrue(message.contains("cannot read file"), message)
     }
 
+    /// The file swapped for another by renaming the directory above it, then edited: each
+    /// version is served as soon as it is there (on Linux, where a file-change monitor spares the
+    /// per-request `stat`, this is what that monitor must not miss).
+    func testAFileBehindAReplacedDirectoryIsServedFreshAndSoAreLaterEdits() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("render-cache-\(UUID().uuidString)")
+        let directory = root.appendingPathComponent("images")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let file = directory.appendingPathComponent("a.txt")
+        try Data("first".utf8).write(to: file)
+        let stubs = StubRegistry()
+        stubs.stub(.path("/a.txt"), named: "a", response: .file(file))
+        XCTAssertEqual(try prepared(stubs, "http://h/a.txt").body, Data("first".utf8))
+        XCTAssertEqual(try prepared(stubs, "http://h/a.txt").body, Data("first".utf8))
+
+        try FileManager.default.moveItem(at: directory, to: root.appendingPathComponent("old"))
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data("second!".utf8).write(to: file)
+        XCTAssertEqual(try prepared(stubs, "http://h/a.txt").body, Data("second!".utf8))
+        XCTAssertEqual(try prepared(stubs, "http://h/a.txt").body, Data("second!".utf8))
+
+        try Data("third, longer".utf8).write(to: file)
+        XCTAssertEqual(try prepared(stubs, "http://h/a.txt").body, Data("third, longer".utf8))
+
+        // The old directory, edited where it now is, is no longer the stub's.
+        try Data("not served".utf8).write(to: root.appendingPathComponent("old/a.txt"))
+        XCTAssertEqual(try prepared(stubs, "http://h/a.txt").body, Data("third, longer".utf8))
+
+        try FileManager.default.removeItem(at: directory)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data("fourth".utf8).write(to: file)
+        XCTAssertEqual(try prepared(stubs, "http://h/a.txt").body, Data("fourth".utf8))
+        try Data("fifth!".utf8).write(to: file.appendingPathExtension("new"))
+        // Written aside and renamed over it, as editors save.
+        XCTAssertEqual(rename(file.appendingPathExtension("new").path, file.path), 0)
+        XCTAssertEqual(try prepared(stubs, "http://h/a.txt").body, Data("fifth!".utf8))
+    }
+
     func testRandomDelaysAndSequencesAreNotReused() throws {
         let stubs = StubRegistry()
         stubs.stub(.path("/slow"), response: .text("x").delayed(.uniform(.milliseconds(100)...(.milliseconds(900)))))

@@ -6,10 +6,14 @@ import Foundation
 ///
 /// Only responses whose rendering depends on nothing but themselves are kept: no closure,
 /// codec or upstream (those are not rendered immediately anyway) and no random delay. A `file`
-/// response is re-rendered when the file's size or modification time changes.
+/// response is re-rendered when the file's size or modification time changes; on Linux the
+/// file is looked at only after a ``FileChangeMonitor`` saw something change on its path.
 final class RenderCache: Sendable {
     private struct Entry {
         let stamp: FileCache.Stamp?
+        /// The file-change generation read before the stamp was taken (see
+        /// ``FileChangeMonitor``): while it stands, the file is as stamped.
+        let generation: UInt64?
         let prepared: PreparedResponse
     }
 
@@ -21,7 +25,7 @@ final class RenderCache: Sendable {
     /// A cache for the renderings of `response`.
     init(for response: StubResponse) {
         if case .file(let url) = response.body {
-            filePath = url.path
+            filePath = url.standardizedFileURL.path
         } else {
             filePath = nil
         }
@@ -30,20 +34,40 @@ final class RenderCache: Sendable {
     /// `response` rendered, from the cache when still valid, else by `render` (and kept).
     func prepared(for response: StubResponse, render: () throws -> PreparedResponse) rethrows -> PreparedResponse {
         guard response.rendersTheSameEveryTime else { return try render() }
-        var stamp: FileCache.Stamp?
-        if let filePath {
-            stamp = FileCache.shared.stamp(of: filePath)
-            if stamp == nil { return try render() }  // let rendering report the unreadable file
+        guard let filePath else {
+            if let entry = state.withLock({ $0 }) { return entry.prepared }
+            return try store(render(), stamp: nil, generation: nil)
         }
-        if let entry = state.withLock({ $0 }), entry.stamp == stamp {
+        #if canImport(Glibc)
+        let monitor = FileChangeMonitor.shared
+        #else
+        let monitor: FileChangeMonitor? = nil
+        #endif
+        if let monitor, let entry = state.withLock({ $0 }), let generation = entry.generation, monitor.generation() == generation {
             return entry.prepared
         }
-        var prepared = try render()
+        // Watched first and the generation read before the stamp, so that a change made
+        // after the stamp always moves the generation on.
+        let generation = monitor.flatMap { $0.watch(filePath) ? $0.generation() : nil }
+        guard let stamp = FileCache.shared.stamp(of: filePath) else {
+            return try render()  // let rendering report the unreadable file
+        }
+        if let entry = state.withLock({ $0 }), entry.stamp == stamp {
+            if generation != entry.generation {
+                state.withLock { $0 = Entry(stamp: stamp, generation: generation, prepared: entry.prepared) }
+            }
+            return entry.prepared
+        }
+        return try store(render(), stamp: stamp, generation: generation)
+    }
+
+    private func store(_ rendered: PreparedResponse, stamp: FileCache.Stamp?, generation: UInt64?) -> PreparedResponse {
+        var prepared = rendered
         prepared.renderID = Self.ids.withLock { id in
             id += 1
             return id
         }
-        state.withLock { $0 = Entry(stamp: stamp, prepared: prepared) }
+        state.withLock { $0 = Entry(stamp: stamp, generation: generation, prepared: prepared) }
         return prepared
     }
 }

@@ -7,8 +7,7 @@ final class FileCache: Sendable {
     static let shared = FileCache(capacity: 128 * 1024 * 1024)
 
     private struct Entry {
-        let size: Int64
-        let modified: Date
+        let stamp: Stamp
         let data: Data
     }
 
@@ -19,14 +18,17 @@ final class FileCache: Sendable {
         self.capacity = capacity
     }
 
-    /// What identifies a version of a file: its size and modification time.
+    /// What identifies a version of a file: its size and modification time, and which file it
+    /// is (device and inode), so that a file saved by renaming a new one over it counts as
+    /// changed even when size and time come out the same.
     struct Stamp: Sendable, Hashable {
         let size: Int64
         let modified: Date
+        let device: UInt64
+        let inode: UInt64
     }
 
-    /// The file's current size and modification time, from one `stat(2)`; `nil` when it
-    /// cannot be read.
+    /// The file's current stamp, from one `stat(2)`; `nil` when it cannot be read.
     func stamp(of path: String) -> Stamp? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
@@ -35,7 +37,7 @@ final class FileCache: Sendable {
         #else
         let modified = Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
         #endif
-        return Stamp(size: Int64(info.st_size), modified: modified)
+        return Stamp(size: Int64(info.st_size), modified: modified, device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 
     func contents(of url: URL) throws -> Data {
@@ -44,7 +46,7 @@ final class FileCache: Sendable {
         guard let stamp = stamp(of: path) else {
             throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path])
         }
-        if let entry = state.withLock({ $0.entries[path] }), entry.size == stamp.size, entry.modified == stamp.modified {
+        if let entry = state.withLock({ $0.entries[path] }), entry.stamp == stamp {
             return entry.data
         }
         let data = try Data(contentsOf: url)
@@ -56,7 +58,7 @@ final class FileCache: Sendable {
                 state.bytes = 0
             }
             state.bytes += data.count - (state.entries[path]?.data.count ?? 0)
-            state.entries[path] = Entry(size: stamp.size, modified: stamp.modified, data: data)
+            state.entries[path] = Entry(stamp: stamp, data: data)
         }
         return data
     }
