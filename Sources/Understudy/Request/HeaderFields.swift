@@ -137,6 +137,8 @@ extension String {
     /// every header lookup runs this; anything non-ASCII falls back to `lowercased()`.
     func caseInsensitiveEquals(_ other: String) -> Bool {
         guard self.utf8.count == other.utf8.count else { return false }
+        // Usually spelled alike (`Host`, `Accept`): one comparison of the bytes.
+        if self == other { return true }
         var isASCII = true
         let equal = zip(self.utf8, other.utf8).allSatisfy { a, b in
             if a >= 0x80 || b >= 0x80 {

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import Synchronization
 
 /// Tells whether watched files may have changed, without a `stat(2)` per question.
 ///
@@ -20,8 +21,6 @@ final class FileChangeMonitor: Sendable {
     static let shared = FileChangeMonitor()
 
     private struct State {
-        /// Counts the changes seen: equal values mean nothing watched changed in between.
-        var generation: UInt64 = 0
         /// Each watched directory's watch and the events it asked for.
         var watches: [String: (watch: Int32, events: UInt32)] = [:]
     }
@@ -35,6 +34,9 @@ final class FileChangeMonitor: Sendable {
 
     private let descriptor: Int32
     private let state = LockedState(State())
+    /// Counts the changes seen: equal values mean nothing watched changed in between. Read
+    /// without the lock on every request; moved on only under it.
+    private let changes = Atomic<UInt64>(0)
 
     private init?() {
         let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
@@ -79,13 +81,12 @@ final class FileChangeMonitor: Sendable {
     func generation() -> UInt64 {
         var query = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         if poll(&query, 1, 0) > 0 {
-            return state.withLock { state in
-                state.generation &+= 1
+            state.withLock { state in
+                changes.add(1, ordering: .sequentiallyConsistent)
                 drain(&state)
-                return state.generation
             }
         }
-        return state.withLock { $0.generation }
+        return changes.load(ordering: .sequentiallyConsistent)
     }
 
     private func drain(_ state: inout State) {
