@@ -27,7 +27,9 @@
 #               each run still pays for journaling. Its JIT is warmed up on each file first.
 # wrk runs `-t2 -c16` and `-t2 -c64` on the same machine as the servers (keep-alive is its
 # default), so the client takes its share of the cores for every server alike: the ratios are
-# what this compares, not absolute figures.
+# what this compares, not absolute figures. Each run waits until the machine is quiet (under 10%
+# busy, at most 15 s): the JVM keeps working for a while after a run. The order of the servers
+# is rotated each round and reversed every other round, so none always follows the same one.
 #
 # Exit status: 0 when every target is met, 1 when one is missed, 2 when the benchmark cannot run.
 set -euo pipefail
@@ -225,7 +227,7 @@ echo "Load average before the runs: $load on $cores cores"
 if awk -v l="$load" -v c="$cores" 'BEGIN { exit !(l > c / 2) }'; then
     echo "warning: the machine is busy (load $load): every server shares the cores with it, so the figures are noisy" >&2
 fi
-echo "wrk -t2 -c{16,64} -d${duration}s, $rounds rounds, servers alternating; warm-up ${warmup}s a file each"
+echo "wrk -t2 -c{16,64} -d${duration}s, $rounds rounds, servers alternating, each run once the machine is quiet; warm-up ${warmup}s a file each"
 echo
 
 for s in understudy nginx wiremock; do
@@ -236,17 +238,46 @@ for s in understudy nginx wiremock; do
     done
 done
 
+# The share of all cores busy over the next half second, in percent (from /proc/stat).
+busy_percent() {
+    local a b idle total=0 i
+    read -ra a < <(head -1 /proc/stat)
+    sleep 0.5
+    read -ra b < <(head -1 /proc/stat)
+    idle=$(( (b[4] + b[5]) - (a[4] + a[5]) ))
+    for i in 1 2 3 4 5 6 7 8; do total=$(( total + b[i] - a[i] )); done
+    echo $(( total > 0 ? 100 * (total - idle) / total : 0 ))
+}
+
+# Waits until the machine is quiet (under 10% of the cores busy for half a second; at most
+# 15 s) and prints the seconds waited. WireMock's JVM goes on compiling and collecting after a
+# run, and without this the server measured next paid for it.
+settle() {
+    local halves=0
+    while [ "$(busy_percent)" -ge 10 ] && [ "$halves" -lt 30 ]; do halves=$((halves + 1)); done
+    awk -v h="$halves" 'BEGIN { printf "%.1f", h / 2 }'
+}
+
 results="$work/results.tsv"
 : >"$results"
+declare -A settled_after=([understudy]=0 [nginx]=0 [wiremock]=0)
+previous=""
 servers=(understudy nginx wiremock)
 for round in $(seq "$rounds"); do
-    # Rotate who goes first each round so no server always runs after the same one.
+    # Rotated each round, and reversed every other round, so that no server always runs right
+    # after the same one (rotating alone kept understudy after WireMock, nginx after understudy).
     shift_by=$(( (round - 1) % 3 ))
     order=("${servers[@]:$shift_by}" "${servers[@]:0:$shift_by}")
+    if (( round % 2 == 0 )); then order=("${order[2]}" "${order[1]}" "${order[0]}"); fi
     for f in "${files[@]}"; do
         for c in "${connections[@]}"; do
             for s in "${order[@]}"; do
+                waited="$(settle)"
+                if [ -n "$previous" ] && awk -v w="$waited" -v m="${settled_after[$previous]}" 'BEGIN { exit !(w > m) }'; then
+                    settled_after[$previous]="$waited"
+                fi
                 line="$(run_wrk "http://127.0.0.1:${port[$s]}/$f" "$c" "$duration")"
+                previous="$s"
                 printf '%s\t%s\t%s\t%s\t%s\n' "$round" "$s" "$f" "$c" "$line" >>"$results"
                 printf '  round %s  %-8s c%-3s %-10s %10.0f req/s\n' "$round" "$f" "$c" "$s" "${line%%$'\t'*}"
             done
@@ -256,6 +287,8 @@ done
 
 echo
 echo "Load average after the runs: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "Each run started on a quiet machine; the longest wait for quiet after a run of" \
+     "understudy ${settled_after[understudy]} s, nginx ${settled_after[nginx]} s, WireMock ${settled_after[wiremock]} s"
 echo
 status=0
 python3 Benchmarks/server/report.py "$results" || status=1

@@ -86,21 +86,27 @@ struct StubIndex {
     /// The entry of highest precedence that passes `accept`.
     func first(for request: StubRequest, where accept: (StubEntry) -> Bool) -> StubEntry? {
         var best: StubEntry?
-        func scan(_ buckets: ExtensionBuckets?) {
-            guard let buckets else { return }
-            for ext in [request.pathExtension, nil] as [String?] {
-                guard let byPath = buckets[ext] else { continue }
-                for path in [request.path, nil] as [String?] {
-                    guard let list = byPath[path] else { continue }
-                    for entry in list {
-                        if let best, best.precedes(entry) { break }
-                        if accept(entry) {
-                            best = entry
-                            break
-                        }
-                    }
+        // Unrolled (this extension, then any; this path, then any) rather than looping over
+        // two-element arrays: those were allocated for every bucket of every request.
+        func scan(_ list: [StubEntry]?) {
+            guard let list else { return }
+            for entry in list {
+                if let best, best.precedes(entry) { break }
+                if accept(entry) {
+                    best = entry
+                    break
                 }
             }
+        }
+        func scan(_ byPath: PathBuckets?) {
+            guard let byPath else { return }
+            scan(byPath[request.path])
+            scan(byPath[nil])
+        }
+        func scan(_ buckets: ExtensionBuckets?) {
+            guard let buckets else { return }
+            scan(buckets[request.pathExtension])
+            scan(buckets[nil])
         }
         scan(hosts[request.host])
         if !globs.isEmpty {

@@ -20,7 +20,11 @@ public final class StubRegistry: Sendable {
     public let transcoder: ImageTranscoder
 
     struct State {
-        var entries: [String: StubEntry] = [:]
+        var entries: [String: StubEntry] = [:] {
+            didSet { version &+= 1 }
+        }
+        /// Moves on whenever a stub is added or removed (see ``RepeatableMatch``).
+        var version: UInt64 = 0
         var nextSequence = 0
         var index: StubIndex?
         /// Directories and files loaded from, for ``reset()``.
@@ -158,6 +162,10 @@ public final class StubRegistry: Sendable {
     /// Finds the stub that answers `request` and counts the use (for `times` and sequences).
     /// - Returns: the match, or `nil` when no stub matches.
     public func match(_ request: StubRequest) -> Match? {
+        matchEntry(request)?.match
+    }
+
+    private func matchEntry(_ request: StubRequest) -> (match: Match, entry: StubEntry, version: UInt64)? {
         state.withLock { state in
             if state.index == nil {
                 state.index = StubIndex(entries: state.entries.values)
@@ -172,7 +180,60 @@ public final class StubRegistry: Sendable {
             } else {
                 answer = entry.stub.answer
             }
-            return Match(stubName: entry.stub.name, answer: answer, renderCache: entry.renderCache)
+            return (Match(stubName: entry.stub.name, answer: answer, renderCache: entry.renderCache), entry, state.version)
+        }
+    }
+
+    /// What lets a transport answer a request identical to an earlier one without matching it
+    /// again (``resolveAgain(_:for:)``): a keep-alive client asking for the same image over and
+    /// over is what a stub server mostly sees.
+    ///
+    /// Only a stub with one fixed canned response and no `times` gives one, and only for a
+    /// request without a body. While no stub is added or removed the same stub answers an
+    /// identical request: whether a stub matches depends on the request alone, and uses can only
+    /// exhaust other stubs with `times`, which then match nothing.
+    package struct RepeatableMatch: @unchecked Sendable {  // the entry is only touched under the registry's lock
+        fileprivate let version: UInt64
+        fileprivate let entry: StubEntry
+        fileprivate let response: StubResponse
+        fileprivate let renderCache: RenderCache
+    }
+
+    /// ``resolveImmediately(_:)``, also saying how an identical request may be answered again.
+    package func resolveImmediately(_ request: StubRequest, repeatable: inout RepeatableMatch?) -> ImmediateResolution {
+        repeatable = nil
+        guard let (match, entry, version) = matchEntry(request) else {
+            return .resolved(.unmatched(nearMisses(for: request)))
+        }
+        guard case .response(let response) = match.answer, response.rendersImmediately else {
+            return .pending(match)
+        }
+        if let renderCache = match.renderCache, entry.stub.times == nil, request.body == nil, response.rendersTheSameEveryTime,
+           case .response = entry.stub.answer {
+            repeatable = RepeatableMatch(version: version, entry: entry, response: response, renderCache: renderCache)
+        }
+        return .resolved(render(response, for: request, stubName: match.stubName, cache: match.renderCache))
+    }
+
+    /// Answers `request`, identical to the one `repeatable` came from, with the same stub, counting
+    /// the use; `nil` when a stub was added or removed since, and the request must be resolved in full.
+    package func resolveAgain(_ repeatable: RepeatableMatch, for request: StubRequest) -> Resolution? {
+        let current = state.withLock { state -> Bool in
+            guard state.version == repeatable.version else { return false }
+            repeatable.entry.uses += 1
+            return true
+        }
+        guard current else { return nil }
+        return render(repeatable.response, for: request, stubName: repeatable.entry.stub.name, cache: repeatable.renderCache)
+    }
+
+    private func render(_ response: StubResponse, for request: StubRequest, stubName: String, cache: RenderCache?) -> Resolution {
+        do {
+            let render = { try response.renderImmediately(for: request, stubName: stubName)! }
+            guard let cache else { return .response(try render()) }
+            return .response(try cache.prepared(for: response, render: render))
+        } catch {
+            return failure(error, stubName: stubName)
         }
     }
 
@@ -223,19 +284,8 @@ public final class StubRegistry: Sendable {
     /// Matches `request` and renders canned answers on the spot, so a transport can answer them
     /// without a hop to another task; closures, forwards and images come back `.pending`.
     public func resolveImmediately(_ request: StubRequest) -> ImmediateResolution {
-        guard let match = match(request) else {
-            return .resolved(.unmatched(nearMisses(for: request)))
-        }
-        guard case .response(let response) = match.answer, response.rendersImmediately else {
-            return .pending(match)
-        }
-        do {
-            let render = { try response.renderImmediately(for: request, stubName: match.stubName)! }
-            guard let cache = match.renderCache else { return .resolved(.response(try render())) }
-            return .resolved(.response(try cache.prepared(for: response, render: render)))
-        } catch {
-            return .resolved(failure(error, stubName: match.stubName))
-        }
+        var repeatable: RepeatableMatch?
+        return resolveImmediately(request, repeatable: &repeatable)
     }
 
     /// Runs a matched stub's answer and renders it.

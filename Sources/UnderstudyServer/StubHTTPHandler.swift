@@ -90,8 +90,17 @@ final class StubHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let version: HTTPVersion
     }
 
+    /// The last request this connection had answered by a fixed canned stub, to answer an
+    /// identical next one without parsing and matching it again.
+    private struct Repeatable {
+        let head: HTTPRequestHead
+        let request: StubRequest
+        let match: StubRegistry.RepeatableMatch
+    }
+
     private let shared: ServerShared
     private let wireResponses: WireResponseCache
+    private var repeatable: Repeatable?
     private let silentInput: SilentInputGuard?
     private var readState = ReadState.idle
     private var delivery: Delivery?
@@ -343,6 +352,12 @@ final class StubHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         if head.uri.utf8.starts(with: "/__admin".utf8), AdminAPI.isAdminPath(String(head.uri.prefix { $0 != "?" })) {
             return answerAdmin(head: head, body: body, context: context)
         }
+        if body == nil, let last = repeatable, Self.isRepeat(head, of: last.head),
+           let resolution = shared.registry.resolveAgain(last.match, for: last.request) {
+            let exchange = Exchange(request: last.request, startTime: Date(), journalID: nil, keepAlive: head.isKeepAlive, version: head.version)
+            return start(Self.reply(for: resolution, request: last.request), exchange: exchange, context: context)
+        }
+        repeatable = nil
         let request = makeRequest(head: head, body: body)
         var exchange = Exchange(request: request, startTime: Date(), journalID: nil, keepAlive: head.isKeepAlive, version: head.version)
         if head.method == .CONNECT {
@@ -354,10 +369,14 @@ final class StubHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         // they end; only closures, forwards, images and proxying hop to a task, and those are
         // journaled on arrival.
         let pendingMatch: StubRegistry.Match?
-        switch shared.registry.resolveImmediately(request) {
+        var repeatableMatch: StubRegistry.RepeatableMatch?
+        switch shared.registry.resolveImmediately(request, repeatable: &repeatableMatch) {
         case .resolved(.unmatched) where shared.configuration.proxyUnmatched != nil:
             pendingMatch = nil
         case .resolved(let resolution):
+            if let repeatableMatch {
+                repeatable = Repeatable(head: head, request: request, match: repeatableMatch)
+            }
             return start(Self.reply(for: resolution, request: request), exchange: exchange, context: context)
         case .pending(let match):
             pendingMatch = match
@@ -381,6 +400,15 @@ final class StubHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
             }
             handler.value.start(reply, exchange: exchange, context: context)
         }
+    }
+
+    /// Whether `head` asks exactly what `last` did: same method, target, version and header
+    /// lines in the same order, so the request built from it would be the same.
+    private static func isRepeat(_ head: HTTPRequestHead, of last: HTTPRequestHead) -> Bool {
+        guard head.method == last.method, head.uri == last.uri, head.version == last.version,
+              head.headers.count == last.headers.count
+        else { return false }
+        return zip(head.headers, last.headers).allSatisfy { $0.name == $1.name && $0.value == $1.value }
     }
 
     /// An unmatched request passed to `--proxy-unmatched`.
