@@ -24,8 +24,8 @@ import Understudy
 /// handler, a canned answer is one pass with no re-encoding (see ``WireResponse``).
 final class StubHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundIn = ByteBuffer
-    typealias OutboundOut = ByteBuffer
+    typealias OutboundIn = IOData
+    typealias OutboundOut = IOData
 
     private enum ReadState {
         case idle
@@ -255,9 +255,9 @@ final class StubHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
             body: body
         )
         let wire = try! WireResponse(prepared, allocator: context.channel.allocator)
-        context.write(wrapOutboundOut(wire.head(version: .http1_1, keepAlive: false, closing: true, allocator: context.channel.allocator)), promise: nil)
+        context.write(wrapOutboundOut(.byteBuffer(wire.head(version: .http1_1, keepAlive: false, closing: true, allocator: context.channel.allocator))), promise: nil)
         let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(wire.body)).whenComplete { _ in
+        context.writeAndFlush(wrapOutboundOut(.byteBuffer(wire.body))).whenComplete { _ in
             channel.close(mode: .output, promise: nil)
         }
         // Whatever else the client sends is dropped for a while, so that closing does not send
@@ -463,9 +463,9 @@ final class StubHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
             } catch {
                 wire = try! WireResponse(textResponse(500, "admin response cannot be sent: \(error.message)\n"), allocator: allocator)
             }
-            context.write(handler.value.wrapOutboundOut(wire.head(version: version, keepAlive: keepAlive, closing: false, allocator: allocator)), promise: nil)
+            context.write(handler.value.wrapOutboundOut(.byteBuffer(wire.head(version: version, keepAlive: keepAlive, closing: false, allocator: allocator))), promise: nil)
             if sendsBody, wire.body.readableBytes > 0 {
-                context.write(handler.value.wrapOutboundOut(wire.body), promise: nil)
+                context.write(handler.value.wrapOutboundOut(.byteBuffer(wire.body)), promise: nil)
             }
             if keepAlive {
                 context.flush()
@@ -518,11 +518,19 @@ final class StubHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
                     version: current.version, keepAlive: current.keepAlive, closing: current.prepared.truncateAfter != nil,
                     allocator: context.channel.allocator
                 )
-                context.write(wrapOutboundOut(head), promise: nil)
+                context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
                 current.headSent = true
             case .sendBody(let range):
-                let slice = current.wire.body.getSlice(at: current.wire.body.readerIndex + range.lowerBound, length: range.count)!
-                context.write(wrapOutboundOut(slice), promise: nil)
+                if let file = current.wire.file {
+                    let region = FileRegion(fileHandle: file.handle, readerIndex: range.lowerBound, endIndex: range.upperBound)
+                    // The file stays open until this write is done, whatever the cache does meanwhile.
+                    let written = context.eventLoop.makePromise(of: Void.self)
+                    written.futureResult.whenComplete { _ in withExtendedLifetime(file) {} }
+                    context.write(wrapOutboundOut(.fileRegion(region)), promise: written)
+                } else {
+                    let slice = current.wire.body.getSlice(at: current.wire.body.readerIndex + range.lowerBound, length: range.count)!
+                    context.write(wrapOutboundOut(.byteBuffer(slice)), promise: nil)
+                }
                 current.bodyBytesSent += range.count
             case .finish(let close):
                 // Journaled before the last byte leaves, so a client that has its response
@@ -554,7 +562,7 @@ final class StubHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Flushes, then runs `body` once everything written so far has left.
     private func flushThen(_ context: ChannelHandlerContext, _ body: @escaping @Sendable () -> Void) {
-        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(capacity: 0))).whenComplete { _ in body() }
+        context.writeAndFlush(wrapOutboundOut(.byteBuffer(context.channel.allocator.buffer(capacity: 0)))).whenComplete { _ in body() }
     }
 
     private func performFault(_ fault: Fault, context: ChannelHandlerContext) {
@@ -562,7 +570,7 @@ final class StubHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         for action in actions {
             switch action {
             case .writeRaw(let bytes):
-                context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes)), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(.byteBuffer(context.channel.allocator.buffer(bytes: bytes))), promise: nil)
             case .close(let reset):
                 if let delivery { complete(delivery) }
                 if reset {

@@ -22,6 +22,18 @@ public struct PreparedResponse: Sendable {
     /// Set when the registry reuses this rendering for every use of its stub (see
     /// `RenderCache`), so a transport may keep its own encoding of it under this key.
     package var renderID: UInt64?
+    /// The file the body is, byte for byte, as it was when read (set with ``renderID`` for a
+    /// `file` response): a transport may send the file itself (`sendfile(2)`) instead of
+    /// copying the bytes, once it has checked that what it opened is still that version.
+    package var sourceFile: SourceFile?
+
+    /// A file and its stamp when it was read.
+    package struct SourceFile: Sendable {
+        /// Its path.
+        package let path: String
+        /// Its size, modification time and inode then.
+        package let stamp: FileStamp
+    }
 
     /// Creates a prepared response.
     public init(

@@ -67,6 +67,10 @@ final class RenderCache: Sendable {
             id += 1
             return id
         }
+        if let filePath, let stamp, Int64(prepared.body.count) == stamp.size {
+            // A `file` body is the file's bytes as read: rendering transforms nothing.
+            prepared.sourceFile = PreparedResponse.SourceFile(path: filePath, stamp: stamp)
+        }
         state.withLock { $0 = Entry(stamp: stamp, generation: generation, prepared: prepared) }
         return prepared
     }

@@ -18,26 +18,13 @@ final class FileCache: Sendable {
         self.capacity = capacity
     }
 
-    /// What identifies a version of a file: its size and modification time, and which file it
-    /// is (device and inode), so that a file saved by renaming a new one over it counts as
-    /// changed even when size and time come out the same.
-    struct Stamp: Sendable, Hashable {
-        let size: Int64
-        let modified: Date
-        let device: UInt64
-        let inode: UInt64
-    }
+    typealias Stamp = FileStamp
 
     /// The file's current stamp, from one `stat(2)`; `nil` when it cannot be read.
     func stamp(of path: String) -> Stamp? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        #if canImport(Darwin)
-        let modified = Date(timeIntervalSince1970: Double(info.st_mtimespec.tv_sec) + Double(info.st_mtimespec.tv_nsec) / 1e9)
-        #else
-        let modified = Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
-        #endif
-        return Stamp(size: Int64(info.st_size), modified: modified, device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        return FileStamp(info)
     }
 
     func contents(of url: URL) throws -> Data {
@@ -61,5 +48,33 @@ final class FileCache: Sendable {
             state.entries[path] = Entry(stamp: stamp, data: data)
         }
         return data
+    }
+}
+
+/// What identifies a version of a file: its size and modification time, and which file it is
+/// (device and inode), so that a file saved by renaming a new one over it counts as changed
+/// even when size and time come out the same.
+package struct FileStamp: Sendable, Hashable {
+    let size: Int64
+    let modified: Date
+    let device: UInt64
+    let inode: UInt64
+
+    init(_ info: stat) {
+        #if canImport(Darwin)
+        modified = Date(timeIntervalSince1970: Double(info.st_mtimespec.tv_sec) + Double(info.st_mtimespec.tv_nsec) / 1e9)
+        #else
+        modified = Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
+        #endif
+        size = Int64(info.st_size)
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+    }
+
+    /// The stamp of the file open as `descriptor`; `nil` when `fstat(2)` fails.
+    package init?(descriptor: Int32) {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        self.init(info)
     }
 }
