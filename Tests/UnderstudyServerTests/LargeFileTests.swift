@@ -7,9 +7,7 @@ import XCTest
 /// whole, in part, paced, as HEAD, and after the file changed, a client gets the right bytes.
 final class LargeFileTests: XCTestCase {
     func testLargeFilesReachCurlWholeTruncatedPacedAndAfterAnEdit() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("large-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try makeTemporaryDirectory("large")
         let file = directory.appendingPathComponent("big.bin")
         let original = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) })
         try original.write(to: file)

@@ -7,9 +7,7 @@ import XCTest
 /// without matching anew while nothing changed: every change must still show at once.
 final class RepeatedRequestTests: XCTestCase {
     func testAConnectionRepeatingARequestSeesEveryChangeAndEveryRequestIsJournaled() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("repeat-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try makeTemporaryDirectory("repeat")
         let file = directory.appendingPathComponent("a.txt")
         try Data("one-END".utf8).write(to: file)
         let stubs = StubRegistry()

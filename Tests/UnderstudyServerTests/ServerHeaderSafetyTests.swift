@@ -37,9 +37,7 @@ final class ServerHeaderSafetyTests: XCTestCase {
     }
 
     func testAnEditedFileIsServedFreshOverTheWire() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fresh-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try makeTemporaryDirectory("fresh")
         let file = directory.appendingPathComponent("note.txt")
         try Data("one".utf8).write(to: file)
         let stubs = StubRegistry()

@@ -91,6 +91,14 @@ final class RawSocket {
 }
 
 extension XCTestCase {
+    /// A new empty directory under the system's temporary one, removed when the test ends.
+    func makeTemporaryDirectory(_ prefix: String) throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
+        return directory
+    }
+
     /// Starts a server for `stubs`, runs `body`, and always stops it.
     func withServer(
         _ stubs: StubRegistry, configuration: StubServer.Configuration = .init(),

@@ -14,10 +14,16 @@ final class RenderCacheTests: XCTestCase {
         return prepared
     }
 
-    func testAFileIsRenderedOnceAndAgainWhenItChanges() throws {
+    /// A new empty directory, removed when the test ends.
+    private func makeDirectory() throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("render-cache-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
+        return directory
+    }
+
+    func testAFileIsRenderedOnceAndAgainWhenItChanges() throws {
+        let directory = try makeDirectory()
         let file = directory.appendingPathComponent("a.txt")
         try Data("first".utf8).write(to: file)
         let stubs = StubRegistry()
@@ -47,10 +53,9 @@ final class RenderCacheTests: XCTestCase {
     /// version is served as soon as it is there (on Linux, where a file-change monitor spares the
     /// per-request `stat`, this is what that monitor must not miss).
     func testAFileBehindAReplacedDirectoryIsServedFreshAndSoAreLaterEdits() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("render-cache-\(UUID().uuidString)")
+        let root = try makeDirectory()
         let directory = root.appendingPathComponent("images")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: root) }
         let file = directory.appendingPathComponent("a.txt")
         try Data("first".utf8).write(to: file)
         let stubs = StubRegistry()
