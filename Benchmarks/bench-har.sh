@@ -75,20 +75,7 @@ echo "Timing the load ($load_rounds rounds)..."
 load_report="$("$python" Benchmarks/har/load_time.py "$understudy" "$har" "$work/empty.har" "$load_rounds")" || die "cannot time the load"
 load_ms="$(awk -F'\t' '/^LOAD_MS/ { print $2 }' <<<"$load_report")"
 
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
-
-"$understudy" replay "$har" --host 127.0.0.1 --port 0 --log quiet >"$work/understudy.log" 2>&1 &
-understudy_pid=$!
-pids+=("$understudy_pid")
-for _ in $(seq 300); do
-    grep -q 'Understudy listening on' "$work/understudy.log" && break
-    kill -0 "$understudy_pid" 2>/dev/null || { cat "$work/understudy.log" >&2; die "understudy exited"; }
-    sleep 0.1
-done
-understudy_port="$(sed -n 's#.*Understudy listening on http://127\.0\.0\.1:\([0-9]*\).*#\1#p' "$work/understudy.log" | head -1)"
-[ -n "$understudy_port" ] || { cat "$work/understudy.log" >&2; die "understudy did not print its ready line"; }
+start_understudy replay "$har"
 
 mitm_port="$(free_port)"
 mitm_started="$(date +%s.%N)"

@@ -118,10 +118,6 @@ stubs:
 EOF
 chmod -R a+rX "$work"
 
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
-
 # Waits until URL answers 200, or dies after SECONDS naming the server and its log.
 wait_ready() {
     local name="$1" url="$2" seconds="$3" pid="$4" log="$5"
@@ -135,16 +131,7 @@ wait_ready() {
 }
 
 # understudy: --port 0 picks a free port and prints it in the ready line.
-"$understudy" serve "$work/stubs" --host 127.0.0.1 --port 0 --log quiet >"$work/understudy.log" 2>&1 &
-understudy_pid=$!
-pids+=("$understudy_pid")
-for _ in $(seq 300); do
-    grep -q 'Understudy listening on' "$work/understudy.log" && break
-    kill -0 "$understudy_pid" 2>/dev/null || { cat "$work/understudy.log" >&2; die "understudy exited"; }
-    sleep 0.1
-done
-understudy_port="$(sed -n 's#.*Understudy listening on http://127\.0\.0\.1:\([0-9]*\).*#\1#p' "$work/understudy.log" | head -1)"
-[ -n "$understudy_port" ] || { cat "$work/understudy.log" >&2; die "understudy did not print its ready line"; }
+start_understudy serve "$work/stubs"
 
 nginx_port="$(free_port)"
 mkdir -p "$work/nginx/tmp"
