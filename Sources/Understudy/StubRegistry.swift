@@ -150,18 +150,18 @@ public final class StubRegistry: Sendable {
     // MARK: - Matching
 
     /// The stub that answers a request, with the response it gives this time.
-    public struct Match: Sendable {
+    package struct Match: Sendable {
         /// The stub's name.
-        public let stubName: String
+        package let stubName: String
         /// The answer for this use (a sequence's step already chosen).
-        public let answer: Stub.Answer
+        package let answer: Stub.Answer
         /// Where a fixed answer's rendering is kept between uses.
         let renderCache: RenderCache?
     }
 
     /// Finds the stub that answers `request` and counts the use (for `times` and sequences).
     /// - Returns: the match, or `nil` when no stub matches.
-    public func match(_ request: StubRequest) -> Match? {
+    package func match(_ request: StubRequest) -> Match? {
         matchEntry(request)?.match
     }
 
@@ -237,6 +237,21 @@ public final class StubRegistry: Sendable {
         }
     }
 
+    /// `interactions` with the bodies of canned answers filled in where the journal kept none:
+    /// the registry still holds those renderings, so the journal need not keep a copy per
+    /// entry. A body whose stub or file changed since is left out.
+    package func fillingCannedBodies(_ interactions: [Interaction]) -> [Interaction] {
+        interactions.map { interaction in
+            guard interaction.responseBody == nil, interaction.bodyBytesSent > 0, let renderID = interaction.renderID,
+                  let name = interaction.stubName,
+                  let body = state.withLock({ $0.entries[name]?.renderCache })?.body(ofRendering: renderID)
+            else { return interaction }
+            var filled = interaction
+            filled.responseBody = body.prefix(interaction.bodyBytesSent)
+            return filled
+        }
+    }
+
     /// The stubs nearest to matching `request`: ranked by the share of their matcher's parts
     /// that matched, the more specific stub first on ties, then by precedence.
     public func nearMisses(for request: StubRequest, limit: Int = 3) -> [NearMiss] {
@@ -263,7 +278,7 @@ public final class StubRegistry: Sendable {
 
     /// What to do with a request: the prepared response of the stub that answers it, an error
     /// answer when the stub could not render, or the near misses when none matched.
-    public enum Resolution: Sendable {
+    package enum Resolution: Sendable {
         /// The stub's response, ready to deliver.
         case response(PreparedResponse)
         /// The stub failed (unreadable file, throwing closure, failed upstream): answer with
@@ -274,22 +289,22 @@ public final class StubRegistry: Sendable {
     }
 
     /// What ``resolveImmediately(_:)`` could settle without suspending.
-    public enum ImmediateResolution: Sendable {
+    package enum ImmediateResolution: Sendable {
         /// Settled: no closure, upstream or codec was involved.
         case resolved(Resolution)
-        /// A stub matched (its use counted) but its answer needs ``finish(_:for:context:)``.
+        /// A stub matched (its use counted) but its answer needs ``render(_:for:context:)``.
         case pending(Match)
     }
 
     /// Matches `request` and renders canned answers on the spot, so a transport can answer them
     /// without a hop to another task; closures, forwards and images come back `.pending`.
-    public func resolveImmediately(_ request: StubRequest) -> ImmediateResolution {
+    package func resolveImmediately(_ request: StubRequest) -> ImmediateResolution {
         var repeatable: RepeatableMatch?
         return resolveImmediately(request, repeatable: &repeatable)
     }
 
-    /// Runs a matched stub's answer and renders it.
-    public func finish(_ match: Match, for request: StubRequest, context: RenderContext) async -> Resolution {
+    /// Runs a matched stub's answer (its closure, if it has one) and renders it.
+    package func render(_ match: Match, for request: StubRequest, context: RenderContext) async -> Resolution {
         var context = context
         if context.transcoder == nil { context.transcoder = transcoder }
         do {
@@ -310,12 +325,12 @@ public final class StubRegistry: Sendable {
     }
 
     /// Matches `request`, runs the answer and renders it: what every transport does first.
-    public func resolve(_ request: StubRequest, context: RenderContext) async -> Resolution {
+    package func resolve(_ request: StubRequest, context: RenderContext) async -> Resolution {
         switch resolveImmediately(request) {
         case .resolved(let resolution):
             return resolution
         case .pending(let match):
-            return await finish(match, for: request, context: context)
+            return await render(match, for: request, context: context)
         }
     }
 
@@ -323,10 +338,6 @@ public final class StubRegistry: Sendable {
     private func failure(_ error: any Error, stubName: String) -> Resolution {
         let status = (error as? RenderError)?.status ?? 500
         let message = (error as? RenderError)?.message ?? "stub \"\(stubName)\" failed: \(error)"
-        var headers: HeaderFields = ["Content-Type": "text/plain; charset=utf-8"]
-        headers["X-Understudy-Stub"] = stubName
-        let body = Data(message.utf8)
-        headers["Content-Length"] = String(body.count)
-        return .failed(PreparedResponse(status: status, headers: headers, body: body, stubName: stubName), message: message)
+        return .failed(.text(status: status, message, stubName: stubName), message: message)
     }
 }

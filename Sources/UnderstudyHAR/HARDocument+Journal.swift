@@ -35,8 +35,7 @@ extension HAREntry {
     /// The HAR record of one interaction.
     public init(interaction: Interaction) {
         let request = interaction.request
-        let milliseconds = Double(interaction.duration.components.seconds) * 1000
-            + Double(interaction.duration.components.attoseconds) / 1e15
+        let milliseconds = Self.milliseconds(interaction.duration)
         let headers = interaction.responseHeaders
         let mimeType = headers["Content-Type"] ?? ""
         var content = HARContent(size: interaction.bodyBytesSent, mimeType: mimeType)
@@ -72,8 +71,10 @@ extension HAREntry {
                 redirectURL: headers["Location"] ?? "",
                 bodySize: interaction.status == nil ? -1 : interaction.bodyBytesSent
             ),
-            // The transports time the whole exchange, not its phases: it all counts as waiting.
-            timings: HARTimings(send: 0, wait: milliseconds, receive: 0),
+            timings: HARTimings(
+                send: Self.milliseconds(interaction.timing.send), wait: Self.milliseconds(interaction.timing.wait),
+                receive: Self.milliseconds(interaction.timing.receive)
+            ),
             understudy: HARUnderstudy(
                 stub: interaction.stubName, fault: interaction.fault?.description, transport: interaction.transport.rawValue
             )
@@ -81,6 +82,11 @@ extension HAREntry {
     }
 
     /// The cookies of `Cookie` header values: `a=1; b=2`.
+    /// `duration` in HAR's unit, milliseconds.
+    static func milliseconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+    }
+
     static func cookies(sent values: [String]) -> [HARCookie] {
         values.flatMap { $0.split(separator: ";") }.compactMap { pair in
             let trimmed = pair.trimmingCharacters(in: .whitespaces)

@@ -110,14 +110,6 @@ public final class HARRecorder: Sendable {
     /// `url` (as the recorder saw it) on the upstream: scheme, host and port replaced, the
     /// upstream's base path put in front.
     static func upstreamURL(for url: URL, upstream: URL) -> URL {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true),
-              let base = URLComponents(url: upstream, resolvingAgainstBaseURL: true)
-        else { return url }
-        components.scheme = base.scheme
-        components.host = base.host
-        components.port = base.port
-        let basePath = base.percentEncodedPath.hasSuffix("/") ? String(base.percentEncodedPath.dropLast()) : base.percentEncodedPath
-        components.percentEncodedPath = basePath + components.percentEncodedPath
-        return components.url ?? url
+        url.rebased(onto: upstream)
     }
 }

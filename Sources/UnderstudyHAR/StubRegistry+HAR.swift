@@ -53,10 +53,8 @@ extension StubRegistry {
 /// HAR entries turned into stubs.
 enum HARReplay {
     /// Headers that describe one connection or the recorded framing, never replayed.
-    static let droppedHeaders: Set<String> = [
-        "connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade",
-        "proxy-authenticate", "content-length", "content-encoding", "x-understudy-stub",
-    ]
+    static let droppedHeaders: Set<String> = HeaderFields.hopByHopNames
+        .union(HeaderFields.framingNames).union(["x-understudy-stub"])
 
     private struct Group {
         let matcher: RequestMatcher

@@ -35,7 +35,7 @@ final class HTTPClientUpstream: UpstreamFetcher {
     func fetch(_ request: StubRequest) async throws -> UpstreamResponse {
         var upstreamRequest = HTTPClientRequest(url: request.url.absoluteString)
         upstreamRequest.method = HTTPMethod(rawValue: request.method)
-        for field in request.headers where !Self.hopByHop.contains(field.name.lowercased()) {
+        for field in request.headers.removingHopByHop(also: Self.notForwarded) {
             upstreamRequest.headers.add(name: field.name, value: field.value)
         }
         if let body = request.body, !body.isEmpty {
@@ -59,9 +59,6 @@ final class HTTPClientUpstream: UpstreamFetcher {
         try await client?.shutdown()
     }
 
-    /// Headers that belong to one connection and are not forwarded (RFC 9110 7.6.1).
-    static let hopByHop: Set<String> = [
-        "connection", "keep-alive", "proxy-connection", "proxy-authorization", "te", "trailer",
-        "transfer-encoding", "upgrade", "host", "content-length",
-    ]
+    /// Request headers the client library sets itself for the upstream.
+    static let notForwarded: Set<String> = ["host", "content-length"]
 }

@@ -7,8 +7,9 @@ import NIOHTTP1
 /// without bound. RFC 9112 §7.1.1 asks a server to limit them, and a client could otherwise
 /// send gigabytes as "a 5-byte body".
 ///
-/// It sits in front of the decoder and counts raw bytes; ``StubHTTPHandler``, behind the decoder,
-/// zeroes the count at every decoded part. A part decoded early in a read zeroes
+/// It sits in front of the decoder and counts raw bytes; ``HTTP1ConnectionHandler``, behind the
+/// decoder, zeroes the count at every decoded part (``partDecoded()``). It also keeps what was
+/// read since then, so that a head refused or never finished is journaled with what was read. A part decoded early in a read zeroes
 /// that whole read, so the count can fall short by one read (at most 64 KiB): the limit is
 /// therefore well above the 80 KiB a legitimate head may take to arrive.
 final class SilentInputGuard: ChannelInboundHandler, RemovableChannelHandler {
@@ -17,18 +18,34 @@ final class SilentInputGuard: ChannelInboundHandler, RemovableChannelHandler {
 
     private let limit: Int
     /// Bytes read since the decoder last produced a part.
-    var silentBytes = 0
+    private(set) var silentBytes = 0
+    /// What was read since the decoder last produced a part, up to 8 KiB: the first read as it
+    /// came (shared storage, no copy, which is all a request that parses costs), later ones
+    /// appended (a head trickling in).
+    private(set) var silentRead: ByteBuffer?
 
     init(limit: Int) {
         self.limit = limit
     }
 
+    /// The decoder produced a part: what was read so far made sense.
+    func partDecoded() {
+        silentBytes = 0
+        silentRead = nil
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        silentBytes += unwrapInboundIn(data).readableBytes
+        var bytes = unwrapInboundIn(data)
+        if silentBytes == 0 {
+            silentRead = bytes
+        } else if let kept = silentRead?.readableBytes, kept < 8 * 1024 {
+            silentRead!.writeBuffer(&bytes)
+        }
+        silentBytes += bytes.readableBytes
         // Decoded first (synchronously, by the handlers behind): parts in this read reset the count.
         context.fireChannelRead(data)
         if silentBytes > limit {
-            silentBytes = 0
+            partDecoded()
             context.close(promise: nil)
         }
     }

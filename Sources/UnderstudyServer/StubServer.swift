@@ -16,9 +16,12 @@ import Understudy
 ///
 /// Keep-alive, pipelining and HEAD work; request bodies over ``Configuration/maxBodySize`` get
 /// 413 and a close; a request the parser rejects gets 400, one with too many or too large
-/// header fields 431, each then a close; a connection that does not deliver a request head
-/// within ``Configuration/requestHeadTimeout`` is closed; `CONNECT` gets 501; unmatched requests get 404 with the near-miss report,
-/// or are forwarded to ``Configuration/proxyUnmatched``.
+/// header fields 431, an HTTP/1.1 request without `Host` 400, each then a close; a connection
+/// that does not deliver a request head within ``Configuration/requestHeadTimeout`` is closed
+/// (with 408 if a head was begun), as is one whose body does not arrive within
+/// ``Configuration/bodyTimeout``; `CONNECT` gets 501; unmatched requests get 404 with the
+/// near-miss report, or are forwarded to ``Configuration/proxyUnmatched``. Refused requests
+/// are journaled with what was read of them.
 public final class StubServer: Sendable {
     /// Server settings.
     public struct Configuration: Sendable {
@@ -37,13 +40,17 @@ public final class StubServer: Sendable {
         /// The most header fields a request may carry (default 256); more, or more than 80 KiB
         /// of header names and values, gets 431 Request Header Fields Too Large and a close.
         public var maxHeaderCount: Int
+        /// How long a request's body may take to arrive in full, counted from its head (default
+        /// 30 s); then the request gets 408 Request Timeout and a close.
+        public var bodyTimeout: Duration
 
         /// Creates a configuration.
         public init(
             maxBodySize: Int = 10 * 1024 * 1024, proxyUnmatched: URL? = nil, adminToken: String? = nil,
             onInteraction: (@Sendable (Interaction) -> Void)? = nil,
-            requestHeadTimeout: Duration = .seconds(30), maxHeaderCount: Int = 256
+            requestHeadTimeout: Duration = .seconds(30), maxHeaderCount: Int = 256, bodyTimeout: Duration = .seconds(30)
         ) {
+            self.bodyTimeout = bodyTimeout
             self.maxBodySize = maxBodySize
             self.proxyUnmatched = proxyUnmatched
             self.adminToken = adminToken
@@ -101,17 +108,7 @@ public final class StubServer: Sendable {
             .childChannelOption(.writeBufferWaterMark, value: .init(low: 1 << 20, high: 4 << 20))
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    var limits = NIOHTTPDecoderLimitConfiguration()
-                    limits.maxHeaderFieldCount = configuration.maxHeaderCount
-                    let silentInput = SilentInputGuard(limit: 2 * limits.maxHeaderListSize)
-                    // NIOHTTP1 parses requests; `StubHTTPHandler` answers them, pipelined ones in
-                    // order, and frames its own responses (see `WireResponse`).
-                    try channel.pipeline.syncOperations.addHandlers(
-                        silentInput,
-                        ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: limits)),
-                        StubHTTPHandler(shared: shared, wireResponses: shared.wireResponses(for: channel.eventLoop), silentInput: silentInput)
-                    )
-                    shared.track(channel)
+                    try ServerPipeline.configureHTTP1(channel, shared: shared)
                 }
             }
         let channel: any Channel
@@ -150,66 +147,5 @@ public final class StubServer: Sendable {
             return withUnsafeBytes(of: &v6) { Array($0) } == Array(repeating: 0, count: 15) + [1]
         }
         return false
-    }
-}
-
-/// What every connection's handler shares: the registry, settings, upstream client and the
-/// set of open connections (so `stop()` can close them).
-final class ServerShared: Sendable {
-    let registry: StubRegistry
-    let configuration: StubServer.Configuration
-    let scheme: String
-    let upstream = HTTPClientUpstream()
-    let admin: AdminAPI
-    /// One cache of framed responses per event loop, each used only on its loop.
-    private let wireResponseCaches = LockedState<[ObjectIdentifier: WireResponseCache]>([:])
-    private let state = LockedState<(channels: [ObjectIdentifier: any Channel], host: String, port: Int)>(([:], "127.0.0.1", 0))
-
-    init(registry: StubRegistry, configuration: StubServer.Configuration, scheme: String) {
-        self.registry = registry
-        self.configuration = configuration
-        self.scheme = scheme
-        self.admin = AdminAPI(registry: registry, token: configuration.adminToken)
-    }
-
-    /// The framed-response cache of `eventLoop`, for the connections it serves: looked up once
-    /// per connection, then used without a lock.
-    func wireResponses(for eventLoop: any EventLoop) -> WireResponseCache {
-        wireResponseCaches.withLock { caches in
-            if let cache = caches[ObjectIdentifier(eventLoop)] { return cache }
-            let cache = WireResponseCache()
-            caches[ObjectIdentifier(eventLoop)] = cache
-            return cache
-        }
-    }
-
-    var renderContext: RenderContext {
-        RenderContext(upstream: upstream)
-    }
-
-    var listener: (host: String, port: Int) {
-        state.withLock { ($0.host, $0.port) }
-    }
-
-    func setListener(host: String, port: Int) {
-        state.withLock {
-            $0.host = host
-            $0.port = port
-        }
-    }
-
-    func track(_ channel: any Channel) {
-        let key = ObjectIdentifier(channel)
-        state.withLock { $0.channels[key] = channel }
-        channel.closeFuture.whenComplete { [weak self] _ in
-            self?.state.withLock { _ = $0.channels.removeValue(forKey: key) }
-        }
-    }
-
-    func closeAll() async {
-        let channels = state.withLock { Array($0.channels.values) }
-        for channel in channels {
-            try? await channel.close()
-        }
     }
 }

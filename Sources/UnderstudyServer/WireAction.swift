@@ -3,7 +3,7 @@ import Understudy
 
 /// What a fault does to a connection, as steps the server carries out: the wire half of the
 /// delivery state machine, free of sockets so it can be tested on its own.
-public enum WireAction: Sendable, Hashable {
+enum WireAction: Sendable, Hashable {
     /// Write these bytes as they are, outside HTTP framing.
     case writeRaw(Data)
     /// Close the connection; with `reset`, abortively (SO_LINGER 0, so the peer sees a TCP RST).
@@ -15,7 +15,7 @@ public enum WireAction: Sendable, Hashable {
 extension Fault {
     /// The wire steps that produce this fault for a response from stub `stubName`.
     /// - Parameter randomBytes: the garbage `random-data-then-close` sends (injected for tests).
-    public func wireActions(stubName: String?, randomBytes: Data = Fault.randomGarbage()) -> [WireAction] {
+    func wireActions(stubName: String?, randomBytes: Data = Fault.randomGarbage()) -> [WireAction] {
         switch self {
         case .connectionReset, .urlError:
             return [.close(reset: true)]
@@ -36,7 +36,7 @@ extension Fault {
     }
 
     /// 256 random bytes that do not start like an HTTP status line.
-    public static func randomGarbage() -> Data {
+    static func randomGarbage() -> Data {
         var bytes = (0..<256).map { _ in UInt8.random(in: 0...255) }
         bytes[0] = 0xFF
         return Data(bytes)

@@ -20,6 +20,8 @@ struct WireResponse: Sendable {
     }
 
     let status: HTTPResponseStatus
+    /// The stub that answers with it, for the faults' own heads.
+    let stubName: String?
     let body: ByteBuffer
     /// The body's file, open, when the body may be sent from it (see ``WireResponseCache``).
     let file: OpenFile?
@@ -55,6 +57,7 @@ struct WireResponse: Sendable {
             fields.writeStaticString("\r\n")
         }
         self.status = HTTPResponseStatus(statusCode: prepared.status)
+        self.stubName = prepared.stubName
         self.body = allocator.buffer(bytes: prepared.body)
         self.file = file
         self.fields = fields

@@ -4,7 +4,7 @@ import Understudy
 import FoundationNetworking
 #endif
 
-/// The URL protocol for one registry slot: hands each request to a ``StubLoader``.
+/// The URL protocol for one registry slot: hands each request to an ``InProcessExchange``.
 final class SlotURLProtocol<Tag: SlotTag>: URLProtocol {
     // Written in startLoading and read in stopLoading, which URLSession may call on other threads.
     private let loading = LockedState<Task<Void, Never>?>(nil)
@@ -34,11 +34,11 @@ final class SlotURLProtocol<Tag: SlotTag>: URLProtocol {
             return
         }
         #endif
-        let channel = ClientChannel(instance: self, task: task.map(UncheckedBox.init), queue: Self.workQueue(of: task), stopped: stopped)
-        let loader = StubLoader(registry: registry, options: options, channel: channel)
+        let channel = ClientChannel(instance: self, task: task.map(UncheckedBox.init), queue: CorelibsWorkarounds.workQueue(of: task), stopped: stopped)
+        let exchange = InProcessExchange(registry: registry, options: options, channel: channel)
         let request = self.request
         loading.withLock { task in
-            task = Task { await loader.run(request) }
+            task = Task { await exchange.run(request) }
         }
     }
 
@@ -52,20 +52,6 @@ final class SlotURLProtocol<Tag: SlotTag>: URLProtocol {
     static var downloadTaskMessage: String {
         "Understudy cannot answer download tasks in-process on Linux: swift-corelibs-foundation gives a download task "
             + "only a file written by its own HTTP protocol. Use a data task, or serve the stubs with StubServer."
-    }
-
-    /// The queue corelibs runs a task's work on, found by reflection.
-    ///
-    /// corelibs reads its unsynchronised task registry whenever a protocol calls its client, and
-    /// changes that registry on the session's work queue: calls from any other thread race with
-    /// it and crash under load. The queue is not public, so the loader reaches it through
-    /// `Mirror`; if a future corelibs renames it, calls fall back to the caller's thread.
-    private static func workQueue(of task: URLSessionTask?) -> DispatchQueue? {
-        #if canImport(FoundationNetworking)
-        return task.flatMap { reflectedChild($0, "workQueue") as? DispatchQueue }
-        #else
-        return nil
-        #endif
     }
 }
 
@@ -110,7 +96,7 @@ struct ClientChannel: @unchecked Sendable {
         send { client, instance in
             let incremental = held.withLock { state -> Bool in
                 if !state.decided {
-                    state.incremental = task.map { Self.deliversIncrementally($0.value) } ?? false
+                    state.incremental = task.map { CorelibsWorkarounds.deliversIncrementally($0.value) } ?? false
                     state.decided = true
                 }
                 if !state.incremental { state.data.append(slice) }
@@ -120,8 +106,8 @@ struct ClientChannel: @unchecked Sendable {
         }
     }
 
-    /// Delivers any held-back body, then finishes.
-    func finish() {
+    /// Delivers any held-back body, then ends the load.
+    func endBody() {
         let held = held
         send { client, instance in
             let rest = held.withLock { state -> Data in
@@ -132,36 +118,6 @@ struct ClientChannel: @unchecked Sendable {
             client.urlProtocolDidFinishLoading(instance)
         }
     }
-
-    /// Whether corelibs hands this task's data to a delegate as it arrives: its task registry
-    /// says `callDelegate` rather than a completion handler. Read on the work queue, where corelibs
-    /// itself reads it; when reflection finds nothing the body is held back, which is correct for
-    /// every kind of task.
-    private static func deliversIncrementally(_ task: URLSessionTask) -> Bool {
-        #if canImport(FoundationNetworking)
-        guard let session = reflectedChild(task, "session"),
-              let registry = reflectedChild(session, "taskRegistry"),
-              let behaviours = reflectedChild(registry, "behaviours") as? [Int: Any],
-              let behaviour = behaviours[task.taskIdentifier]
-        else { return false }
-        return String(describing: behaviour) == "callDelegate"
-        #else
-        return true
-        #endif
-    }
-}
-
-/// A stored property found by reflection, looking through superclasses and unwrapping optionals.
-func reflectedChild(_ value: Any, _ label: String) -> Any? {
-    var mirror: Mirror? = Mirror(reflecting: value)
-    while let current = mirror {
-        if let found = current.children.first(where: { $0.label == label })?.value {
-            let inner = Mirror(reflecting: found)
-            return inner.displayStyle == .optional ? inner.children.first?.value : found
-        }
-        mirror = current.superclassMirror
-    }
-    return nil
 }
 
 /// Carries a non-Sendable reference across a queue hop whose ordering makes it safe.

@@ -235,8 +235,8 @@ final class AdminAPITests: XCTestCase {
         registry.stub(.path("/broken"), named: "broken") { _ in throw RenderError("no cats today") }
         let resetID = await resolveAndJournal(registry, "http://x.test/reset")
         await resolveAndJournal(registry, "http://x.test/broken")
-        let hop = registry.journal.begin(StubRequest("http://x.test/next")!, transport: .inProcess, redirectedFrom: resetID)
-        registry.journal.finish(hop, with: InteractionResult(stubName: nil, status: nil, outcome: .cancelled))
+        let hop = registry.journal.open(StubRequest("http://x.test/next")!, transport: .inProcess, redirectedFrom: resetID)
+        registry.journal.complete(hop, with: InteractionResult(stubName: nil, status: nil, outcome: .cancelled))
 
         let list = try decode(AdminJSON.RequestList.self, await send(AdminAPI(registry: registry, token: nil), "GET", "/__admin/requests"))
         XCTAssertEqual(list.requests.map(\.outcome), ["fault", "failed", "cancelled"])
@@ -384,8 +384,8 @@ final class AdminAPITests: XCTestCase {
     func testHARExportAnswersTheJournalAsHAR() async throws {
         let registry = StubRegistry()
         registry.journal.keepsBodies = true
-        let id = registry.journal.begin(StubRequest("http://localhost/a.json")!, transport: .server)
-        registry.journal.finish(id, with: InteractionResult(
+        let id = registry.journal.open(StubRequest("http://localhost/a.json")!, transport: .server)
+        registry.journal.complete(id, with: InteractionResult(
             stubName: "a", status: 200, headers: ["Content-Type": "application/json"], bodyBytesSent: 2,
             outcome: .completed, responseBody: Data("{}".utf8)
         ))
@@ -593,25 +593,25 @@ fileprivate func resolveAndJournal(
     _ registry: StubRegistry, _ url: String, method: String = "GET", headers: [(String, String)] = [], body: Data? = nil
 ) async -> Int {
     let request = StubRequest(method: method, url: URL(string: url)!, headers: HeaderFields(headers), body: body)
-    let id = registry.journal.begin(request, transport: .server)
+    let id = registry.journal.open(request, transport: .server)
     switch await registry.resolve(request, context: RenderContext()) {
     case .response(let prepared):
         if let fault = prepared.fault {
-            registry.journal.finish(id, with: InteractionResult(stubName: prepared.stubName, status: nil, outcome: .fault(fault)))
+            registry.journal.complete(id, with: InteractionResult(stubName: prepared.stubName, status: nil, outcome: .fault(fault)))
         } else {
-            registry.journal.finish(id, with: InteractionResult(
+            registry.journal.complete(id, with: InteractionResult(
                 stubName: prepared.stubName, status: prepared.status, headers: prepared.headers,
                 bodyBytesSent: prepared.body.count, outcome: .completed
             ))
         }
     case .failed(let prepared, let message):
-        registry.journal.finish(id, with: InteractionResult(
+        registry.journal.complete(id, with: InteractionResult(
             stubName: prepared.stubName, status: prepared.status, headers: prepared.headers,
             bodyBytesSent: prepared.body.count, outcome: .failed(message)
         ))
     case .unmatched(let nearMisses):
         let body = Data(NearMiss.report(for: request, nearMisses: nearMisses).utf8)
-        registry.journal.finish(id, with: InteractionResult(
+        registry.journal.complete(id, with: InteractionResult(
             stubName: nil, status: 404, headers: ["Content-Type": "text/plain", "Content-Length": String(body.count)],
             bodyBytesSent: body.count, outcome: .unmatched, nearMisses: nearMisses
         ))

@@ -101,6 +101,16 @@ final class MalformedHTTPTests: XCTestCase {
                 if let body = responses.first?.body, responses.first?.status == 431 {
                     XCTAssertEqual(body, "request header fields too large: at most 256 header fields and 81920 bytes of names and values\n", item.name)
                 }
+                if let refused = responses.first?.status, [400, 413, 431].contains(refused) {
+                    // Journaled like any request, with the status sent and its reason.
+                    let entry = stubs.journal.interactions.last { $0.status == refused && $0.stubName == nil }
+                    XCTAssertNotNil(entry, "\(item.name): the \(refused) is in the journal")
+                    if case .failed(let reason)? = entry?.outcome {
+                        XCTAssertEqual(reason + "\n", responses.first?.body, item.name)
+                    } else {
+                        XCTFail("\(item.name): outcome \(String(describing: entry?.outcome))")
+                    }
+                }
                 table.append((item.name, observed))
                 try witness(item.name)
             }
@@ -141,6 +151,12 @@ final class MalformedHTTPTests: XCTestCase {
                 let (responses, end) = socket.readResponses()
                 let observed = Self.describe(responses, end)
                 XCTAssertEqual(observed, Self.closed, "slowloris")
+                // What the client sent before the timeout is journaled, the reason with it.
+                // About ten bytes came in a second: the request line, cut short.
+                let trickled = try XCTUnwrap(stubs.journal.interactions.last { $0.request.method == "GET" && $0.status == nil }, "the slowloris is journaled")
+                XCTAssertEqual(trickled.request.path, "/ok")
+                XCTAssertNil(trickled.status, "nothing was answered")
+                XCTAssertEqual(trickled.outcome, .failed("request head not received within 1s"))
                 table.append(("slowloris: the head one byte per 100 ms (head timeout 1 s)", observed))
             }
 

@@ -5,12 +5,13 @@ import Understudy
 @testable import UnderstudyServer
 import XCTest
 
-/// The request-head timeout, the parse-error answers and pipelining of `StubHTTPHandler` on an
+/// The request-head timeout, the parse-error answers and pipelining of the HTTP/1.1 handlers on an
 /// `EmbeddedChannel` whose clock the test moves: no sockets, no real time.
 final class RequestGuardHandlerTests: XCTestCase {
     private func makeChannel(_ stubs: StubRegistry = StubRegistry()) throws -> EmbeddedChannel {
         let shared = ServerShared(registry: stubs, configuration: .init(requestHeadTimeout: .seconds(2), maxHeaderCount: 256), scheme: "http")
-        let channel = EmbeddedChannel(handler: StubHTTPHandler(shared: shared))
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandlers(ServerPipeline.http1Handlers(shared: shared, eventLoop: channel.eventLoop))
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
         return channel
     }
@@ -31,21 +32,91 @@ final class RequestGuardHandlerTests: XCTestCase {
     }
 
     func testTheHeadTimeoutClosesAnIdleConnectionAndSparesOneWithARequestInFlight() throws {
-        let channel = try makeChannel()
+        let stubs = StubRegistry()
+        stubs.stub(.path("/slow"), named: "slow", response: .text("late").delayed(by: .seconds(60)))
+        let channel = try makeChannel(stubs)
         defer { _ = try? channel.finish() }
 
         channel.embeddedEventLoop.advanceTime(by: .milliseconds(1_900))
         XCTAssertTrue(channel.isActive, "still within the timeout")
-        try channel.writeInbound(head("/"))
-        channel.embeddedEventLoop.advanceTime(by: .seconds(60))
-        XCTAssertTrue(channel.isActive, "a request whose head is in is the stub's to time, e.g. no-response")
-
+        try channel.writeInbound(head("/slow"))
         try channel.writeInbound(HTTPServerRequestPart.end(nil))
-        XCTAssertNotNil(try channel.readOutbound(as: ByteBuffer.self), "the 404 of the unmatched request")
+        channel.embeddedEventLoop.advanceTime(by: .milliseconds(59_900))
+        XCTAssertTrue(channel.isActive, "a request that is in is the stub's to time, e.g. a delay or no-response")
+        XCTAssertNil(try channel.readOutbound(as: ByteBuffer.self), "the stub's delay is not over")
+
+        channel.embeddedEventLoop.advanceTime(by: .milliseconds(100))
+        XCTAssertNotNil(try channel.readOutbound(as: ByteBuffer.self), "the delayed answer")
         channel.embeddedEventLoop.advanceTime(by: .milliseconds(1_900))
         XCTAssertTrue(channel.isActive, "the next head has two seconds from the end of the response")
         channel.embeddedEventLoop.advanceTime(by: .milliseconds(200))
         XCTAssertFalse(channel.isActive, "no head within two seconds of the response: closed")
+        XCTAssertEqual(stubs.journal.count, 1, "an idle connection closing is not a request")
+    }
+
+    func testABodyThatTricklesPastTheBodyTimeoutGets408AndIsJournaled() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.path("/upload"), response: .status(201))
+        let shared = ServerShared(registry: stubs, configuration: .init(requestHeadTimeout: .seconds(2), bodyTimeout: .seconds(5)), scheme: "http")
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandlers(ServerPipeline.http1Handlers(shared: shared, eventLoop: channel.eventLoop))
+        try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).get()
+        let reader = ResponseBytesReader()
+
+        var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: "/upload")
+        head.headers.add(name: "Host", value: "img.test")
+        head.headers.add(name: "Content-Length", value: "100")
+        try channel.writeInbound(HTTPServerRequestPart.head(head))
+        for second in 1...4 {
+            channel.embeddedEventLoop.advanceTime(by: .seconds(1))
+            try channel.writeInbound(HTTPServerRequestPart.body(ByteBuffer(string: "byte \(second)")))
+        }
+        XCTAssertTrue(channel.isActive, "within the body timeout")
+        let early = try await responses(channel, reader)
+        XCTAssertTrue(early.isEmpty, "no answer before the body timeout")
+        channel.embeddedEventLoop.advanceTime(by: .seconds(1))
+        let parts = try await responses(channel, reader)
+        guard case .head(let answered) = parts.first, case .body(let body) = parts.dropFirst().first else {
+            return XCTFail("expected a 408; got \(parts)")
+        }
+        XCTAssertEqual(answered.status.code, 408)
+        XCTAssertEqual(String(buffer: body), "request body not received within 5s\n")
+        XCTAssertEqual(answered.headers["Connection"], ["close"])
+        let entry = try XCTUnwrap(stubs.journal.interactions.last)
+        XCTAssertEqual(entry.request.method, "POST")
+        XCTAssertEqual(entry.request.url.absoluteString, "http://img.test/upload")
+        XCTAssertEqual(entry.status, 408)
+        XCTAssertEqual(entry.outcome, .failed("request body not received within 5s"))
+        channel.embeddedEventLoop.advanceTime(by: .seconds(3))
+        XCTAssertFalse(channel.isActive, "closed after the lingering period")
+    }
+
+    func testAnHTTP11RequestWithoutHostGets400AndIsJournaled() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.any, response: .text("ok"))
+        let channel = try makeChannel(stubs)
+        defer { _ = try? channel.finish() }
+        let reader = ResponseBytesReader()
+        try channel.writeInbound(HTTPServerRequestPart.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: "/a.png")))
+        try channel.writeInbound(HTTPServerRequestPart.end(nil))
+        let parts = try await responses(channel, reader)
+        guard case .head(let answered) = parts.first, case .body(let body) = parts.dropFirst().first else {
+            return XCTFail("expected a 400; got \(parts)")
+        }
+        XCTAssertEqual(answered.status.code, 400)
+        XCTAssertEqual(String(buffer: body), "bad request: an HTTP/1.1 request needs a Host header (RFC 9112 section 3.2)\n")
+        XCTAssertEqual(stubs.journal.interactions.map(\.status), [400])
+        XCTAssertEqual(stubs.journal.interactions.first?.stubName, nil)
+
+        // HTTP/1.0 needs none, and neither does an absolute-form (proxy) request.
+        for (version, uri) in [(HTTPVersion.http1_0, "/a.png"), (.http1_1, "http://img.test/a.png")] {
+            let other = try makeChannel(stubs)
+            try other.writeInbound(HTTPServerRequestPart.head(HTTPRequestHead(version: version, method: .GET, uri: uri)))
+            try other.writeInbound(HTTPServerRequestPart.end(nil))
+            guard case .head(let ok) = try await responses(other, ResponseBytesReader()).first else { return XCTFail("no answer to \(uri)") }
+            XCTAssertEqual(ok.status.code, 200, "\(version) \(uri)")
+            _ = try? other.finish()
+        }
     }
 
     func testHeaderOverflowIs431AndOtherParseErrors400WithTheReason() async throws {
@@ -97,6 +168,9 @@ final class RequestGuardHandlerTests: XCTestCase {
         }
         XCTAssertEqual(statuses, ["200 slow", "200 fast", "400 -"])
         XCTAssertEqual(bodies, ["slow", "fast", "bad request: invalid HTTP method\n"])
-        XCTAssertEqual(stubs.journal.interactions.map(\.request.url.path), ["/slow", "/fast"])
+        // The refused request is journaled too, with what could be read of it (nothing here).
+        XCTAssertEqual(stubs.journal.interactions.map(\.request.url.path), ["/slow", "/fast", "/"])
+        XCTAssertEqual(stubs.journal.interactions.map(\.status), [200, 200, 400])
+        XCTAssertEqual(stubs.journal.interactions.last?.outcome, .failed("bad request: invalid HTTP method"))
     }
 }

@@ -2,7 +2,7 @@ import NIOCore
 import NIOEmbedded
 import NIOHTTP1
 
-/// Reads back what `StubHTTPHandler` wrote as a client would: its bytes go through NIOHTTP1's
+/// Reads back what the server handlers wrote as a client would: its bytes go through NIOHTTP1's
 /// response decoder, so a test sees heads, bodies and ends, and a framing mistake fails to parse.
 final class ResponseBytesReader {
     private let decoder = EmbeddedChannel(handler: ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes)))

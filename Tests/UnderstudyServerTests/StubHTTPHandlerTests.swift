@@ -13,7 +13,7 @@ final class StubHTTPHandlerTests: XCTestCase {
         let shared = ServerShared(registry: stubs, configuration: .init(maxBodySize: 100), scheme: "http")
         let channel = NIOAsyncTestingChannel()
         try await channel.eventLoop.submit {
-            try channel.pipeline.syncOperations.addHandler(StubHTTPHandler(shared: shared))
+            try channel.pipeline.syncOperations.addHandlers(ServerPipeline.http1Handlers(shared: shared, eventLoop: channel.eventLoop))
         }.get()
         return channel
     }

@@ -10,16 +10,16 @@ final class DeliveryPlanTests: XCTestCase {
     }
 
     func testPlainResponseSendsHeadBodyAndFinishes() {
-        XCTAssertEqual(plan(PreparedResponse(status: 200, body: Data(count: 10))), [.sendHead, .sendBody(0..<10), .finish(close: false)])
+        XCTAssertEqual(plan(PreparedResponse(status: 200, body: Data(count: 10))), [.sendHead, .sendBody(0..<10), .end(close: false)])
     }
 
     func testHeadAnd204SendNoBody() {
-        XCTAssertEqual(plan(PreparedResponse(status: 200, body: Data(count: 10)), method: "HEAD"), [.sendHead, .finish(close: false)])
-        XCTAssertEqual(plan(PreparedResponse(status: 204, body: Data(count: 10))), [.sendHead, .finish(close: false)])
+        XCTAssertEqual(plan(PreparedResponse(status: 200, body: Data(count: 10)), method: "HEAD"), [.sendHead, .end(close: false)])
+        XCTAssertEqual(plan(PreparedResponse(status: 204, body: Data(count: 10))), [.sendHead, .end(close: false)])
     }
 
     func testDelayComesFirstAndAlsoDelaysAFault() {
-        XCTAssertEqual(plan(PreparedResponse(status: 200, delay: .milliseconds(250))), [.wait(.milliseconds(250)), .sendHead, .finish(close: false)])
+        XCTAssertEqual(plan(PreparedResponse(status: 200, delay: .milliseconds(250))), [.wait(.milliseconds(250)), .sendHead, .end(close: false)])
         XCTAssertEqual(plan(PreparedResponse(status: 200, delay: .seconds(1), fault: .connectionReset)), [.wait(.seconds(1)), .fail(.connectionReset)])
     }
 
@@ -30,7 +30,7 @@ final class DeliveryPlanTests: XCTestCase {
             .wait(.milliseconds(100)), .sendBody(0..<1_000),
             .wait(.milliseconds(100)), .sendBody(1_000..<2_000),
             .wait(.milliseconds(50)), .sendBody(2_000..<2_500),
-            .finish(close: false),
+            .end(close: false),
         ])
         let waits = actions.compactMap { if case .wait(let d) = $0 { return d } else { return nil } }
         XCTAssertTrue(waits.allSatisfy { $0 <= DeliveryPlan.maximumSliceInterval })
@@ -39,7 +39,7 @@ final class DeliveryPlanTests: XCTestCase {
     func testTruncationSendsThePrefixThenAborts() {
         XCTAssertEqual(plan(PreparedResponse(status: 200, body: Data(count: 100), truncateAfter: 30)), [.sendHead, .sendBody(0..<30), .abort])
         XCTAssertEqual(plan(PreparedResponse(status: 200, body: Data(count: 100), truncateAfter: 0)), [.sendHead, .abort])
-        XCTAssertEqual(plan(PreparedResponse(status: 200, body: Data(count: 100), truncateAfter: 100)), [.sendHead, .sendBody(0..<100), .finish(close: true)])
+        XCTAssertEqual(plan(PreparedResponse(status: 200, body: Data(count: 100), truncateAfter: 100)), [.sendHead, .sendBody(0..<100), .end(close: true)])
     }
 
     func testTruncationUnderBandwidthPacesThePrefix() {

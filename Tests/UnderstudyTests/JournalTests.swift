@@ -9,9 +9,9 @@ private func request(_ path: String) -> StubRequest {
 final class JournalTests: XCTestCase {
     func testEntriesKeepArrivalOrderAndAreCompletedLater() {
         let journal = Journal()
-        let first = journal.begin(request("/1"), transport: .server)
-        let second = journal.begin(request("/2"), transport: .inProcess, redirectedFrom: first)
-        journal.finish(second, with: InteractionResult(stubName: "two", status: 201, headers: ["A": "b"], bodyBytesSent: 9, outcome: .completed))
+        let first = journal.open(request("/1"), transport: .server)
+        let second = journal.open(request("/2"), transport: .inProcess, redirectedFrom: first)
+        journal.complete(second, with: InteractionResult(stubName: "two", status: 201, headers: ["A": "b"], bodyBytesSent: 9, outcome: .completed))
         XCTAssertEqual(journal.interactions.map(\.request.path), ["/1", "/2"])
         XCTAssertEqual(journal.interactions.map(\.outcome), [.inFlight, .completed])
         let entry = journal.interaction(id: second)
@@ -25,8 +25,8 @@ final class JournalTests: XCTestCase {
     func testQueriesByMatcherAndUnmatched() {
         let journal = Journal()
         for path in ["/a.png", "/b.webp", "/c.png"] {
-            let id = journal.begin(request(path), transport: .inProcess)
-            journal.finish(id, with: InteractionResult(stubName: path == "/b.webp" ? nil : "s", status: nil, outcome: path == "/b.webp" ? .unmatched : .completed))
+            let id = journal.open(request(path), transport: .inProcess)
+            journal.complete(id, with: InteractionResult(stubName: path == "/b.webp" ? nil : "s", status: nil, outcome: path == "/b.webp" ? .unmatched : .completed))
         }
         XCTAssertEqual(journal.count(matching: .pathExtension("png")), 2)
         XCTAssertEqual(journal.interactions(matching: .pathExtension("png")).map(\.request.path), ["/a.png", "/c.png"])
@@ -37,11 +37,11 @@ final class JournalTests: XCTestCase {
 
     func testWaitReturnsOnceEnoughRequestsArrive() async throws {
         let journal = Journal()
-        _ = journal.begin(request("/a.png"), transport: .inProcess)
+        _ = journal.open(request("/a.png"), transport: .inProcess)
         Task {
             try await Task.sleep(for: .milliseconds(50))
-            _ = journal.begin(request("/b.png"), transport: .inProcess)
-            _ = journal.begin(request("/a.png"), transport: .inProcess)
+            _ = journal.open(request("/b.png"), transport: .inProcess)
+            _ = journal.open(request("/a.png"), transport: .inProcess)
         }
         try await journal.wait(for: .path("/a.png"), count: 2, timeout: .seconds(10))
         XCTAssertEqual(journal.count(matching: .path("/a.png")), 2)
@@ -50,7 +50,7 @@ final class JournalTests: XCTestCase {
 
     func testWaitTimesOutWithAMessageSayingWhatItSaw() async {
         let journal = Journal()
-        _ = journal.begin(request("/a.png"), transport: .inProcess)
+        _ = journal.open(request("/a.png"), transport: .inProcess)
         do {
             try await journal.wait(for: .path("/a.png"), count: 3, timeout: .milliseconds(100))
             XCTFail("expected a timeout")
@@ -62,7 +62,7 @@ final class JournalTests: XCTestCase {
     func testLimitDropsTheOldestAndCountsThem() {
         let journal = Journal(limit: 3)
         for i in 1...5 {
-            _ = journal.begin(request("/\(i)"), transport: .server)
+            _ = journal.open(request("/\(i)"), transport: .server)
         }
         XCTAssertEqual(journal.interactions.map(\.request.path), ["/3", "/4", "/5"])
         XCTAssertEqual(journal.droppedCount, 2)
@@ -76,8 +76,8 @@ final class JournalTests: XCTestCase {
             for worker in 0..<20 {
                 group.addTask {
                     for i in 0..<50 {
-                        let id = journal.begin(request("/\(worker)/\(i)"), transport: .server)
-                        journal.finish(id, with: InteractionResult(stubName: "s", status: 200, outcome: .completed))
+                        let id = journal.open(request("/\(worker)/\(i)"), transport: .server)
+                        journal.complete(id, with: InteractionResult(stubName: "s", status: 200, outcome: .completed))
                     }
                 }
             }

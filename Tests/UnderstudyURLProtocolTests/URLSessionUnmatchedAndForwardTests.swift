@@ -39,7 +39,8 @@ final class URLSessionUnmatchedAndForwardTests: XCTestCase {
             No stub matched GET http://x.test/b.png.
             Nearest stubs:
               1. "a" (0 of 1 parts matched): path is /a.png (got /b.png)
-            """)
+
+            """, "the report as a line of its own, byte for byte what the server sends")
         XCTAssertEqual(stubs.journal.unmatched.first?.status, 404)
     }
 

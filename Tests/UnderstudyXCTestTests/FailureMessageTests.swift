@@ -8,12 +8,12 @@ final class FailureMessageTests: XCTestCase {
     func journal(_ paths: [String], unmatched: Set<String> = []) -> Journal {
         let journal = Journal()
         for path in paths {
-            let id = journal.begin(StubRequest(url: URL(string: "http://img.test\(path)")!), transport: .inProcess)
+            let id = journal.open(StubRequest(url: URL(string: "http://img.test\(path)")!), transport: .inProcess)
             if unmatched.contains(path) {
                 let miss = NearMiss(stubName: "cat", matchedParts: 1, totalParts: 2, mismatches: [Mismatch(expected: "path is /cat.png", actual: path)])
-                journal.finish(id, with: InteractionResult(stubName: nil, status: nil, outcome: .unmatched, nearMisses: [miss]))
+                journal.complete(id, with: InteractionResult(stubName: nil, status: nil, outcome: .unmatched, nearMisses: [miss]))
             } else {
-                journal.finish(id, with: InteractionResult(stubName: "s", status: 200, outcome: .completed))
+                journal.complete(id, with: InteractionResult(stubName: "s", status: 200, outcome: .completed))
             }
         }
         return journal
@@ -105,8 +105,8 @@ final class AssertionLocationTests: XCTestCase {
     func testEveryAssertionPointsAtTheCaller() {
         let stubs = StubRegistry()
         stubs.stub(.path("/a"), named: "a", response: .status(200))
-        let id = stubs.journal.begin(StubRequest(url: URL(string: "http://x.test/zzz")!), transport: .inProcess)
-        stubs.journal.finish(id, with: InteractionResult(stubName: nil, status: nil, outcome: .unmatched))
+        let id = stubs.journal.open(StubRequest(url: URL(string: "http://x.test/zzz")!), transport: .inProcess)
+        stubs.journal.complete(id, with: InteractionResult(stubName: nil, status: nil, outcome: .unmatched))
         capturing = true
         let line = #line
         XCTAssertRequested(stubs, .path("/a"), times: 1)
@@ -124,7 +124,7 @@ final class AssertionLocationTests: XCTestCase {
         let stubs = StubRegistry()
         stubs.stub(.path("/a"), named: "a", response: .status(200))
         _ = stubs.match(StubRequest(url: URL(string: "http://x.test/a")!))
-        _ = stubs.journal.begin(StubRequest(url: URL(string: "http://x.test/a")!), transport: .inProcess)
+        _ = stubs.journal.open(StubRequest(url: URL(string: "http://x.test/a")!), transport: .inProcess)
         capturing = true
         XCTAssertRequested(stubs, .path("/a"), times: 1)
         XCTAssertNotRequested(stubs, .path("/b"))

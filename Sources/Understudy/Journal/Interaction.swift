@@ -42,6 +42,23 @@ public struct Interaction: Sendable, Identifiable, CustomStringConvertible {
         }
     }
 
+    /// The phases of an exchange as HAR counts them.
+    public struct Timing: Sendable, Hashable {
+        /// Reading the request in full (its body, mostly).
+        public var send: Duration
+        /// From the request read to the response head sent: matching, rendering, stubbed delays.
+        public var wait: Duration
+        /// Sending the body, paced or not.
+        public var receive: Duration
+
+        /// Creates a timing.
+        public init(send: Duration = .zero, wait: Duration = .zero, receive: Duration = .zero) {
+            self.send = send
+            self.wait = wait
+            self.receive = receive
+        }
+    }
+
     /// Sequential within a journal, from 1.
     public let id: Int
     /// The request as the stubs saw it.
@@ -63,12 +80,17 @@ public struct Interaction: Sendable, Identifiable, CustomStringConvertible {
     public let startTime: Date
     /// From arrival to the last byte or the failure.
     public internal(set) var duration: Duration
+    /// How ``duration`` divides into sending the request, waiting for the response and receiving it.
+    public internal(set) var timing: Timing
     /// The transport that carried it.
     public internal(set) var transport: Transport
     /// The interaction whose redirect led here, for redirect hops.
     public let redirectedFrom: Int?
     /// For unmatched requests, the nearest stubs and what differed.
     public internal(set) var nearMisses: [NearMiss]
+    /// The shared rendering the response came from (see `RenderCache`), whose body the
+    /// registry can still hand out without the journal keeping a copy.
+    package internal(set) var renderID: UInt64?
 
     init(id: Int, request: StubRequest, transport: Transport, redirectedFrom: Int?, startTime: Date) {
         self.id = id
@@ -83,7 +105,9 @@ public struct Interaction: Sendable, Identifiable, CustomStringConvertible {
         self.responseBody = nil
         self.outcome = .inFlight
         self.duration = .zero
+        self.timing = Timing()
         self.nearMisses = []
+        self.renderID = nil
     }
 
     /// The fault injected, if any.
@@ -104,31 +128,37 @@ public struct Interaction: Sendable, Identifiable, CustomStringConvertible {
 }
 
 /// What a transport reports when an interaction ends.
-public struct InteractionResult: Sendable {
+package struct InteractionResult: Sendable {
     /// The answering stub.
-    public var stubName: String?
+    package var stubName: String?
     /// The status sent, if any.
-    public var status: Int?
+    package var status: Int?
     /// The headers sent.
-    public var headers: HeaderFields
+    package var headers: HeaderFields
     /// Body bytes sent.
-    public var bodyBytesSent: Int
+    package var bodyBytesSent: Int
     /// The body bytes sent; the journal keeps them only when ``Journal/keepsBodies`` is set.
-    public var responseBody: Data?
+    package var responseBody: Data?
     /// How it ended.
-    public var outcome: Interaction.Outcome
+    package var outcome: Interaction.Outcome
     /// Nearest stubs, for unmatched requests.
-    public var nearMisses: [NearMiss]
+    package var nearMisses: [NearMiss]
     /// The transport, when it turned out to differ from the one the entry began with
     /// (an unmatched request passed upstream becomes `.proxy`).
-    public var transport: Interaction.Transport?
+    package var transport: Interaction.Transport?
+    /// The phases of the exchange.
+    package var timing: Interaction.Timing
+    /// The shared rendering the response came from, if any.
+    package var renderID: UInt64?
 
     /// Creates a result.
-    public init(
+    package init(
         stubName: String?, status: Int?, headers: HeaderFields = [:], bodyBytesSent: Int = 0,
         outcome: Interaction.Outcome, nearMisses: [NearMiss] = [], transport: Interaction.Transport? = nil,
-        responseBody: Data? = nil
+        responseBody: Data? = nil, timing: Interaction.Timing = Interaction.Timing(), renderID: UInt64? = nil
     ) {
+        self.timing = timing
+        self.renderID = renderID
         self.transport = transport
         self.responseBody = responseBody
         self.stubName = stubName

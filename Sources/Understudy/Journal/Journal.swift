@@ -142,20 +142,20 @@ public final class Journal: Sendable {
         waiter?.continuation.resume(throwing: error(waiter!.seen))
     }
 
-    // MARK: - Recording (for transports)
+    // MARK: - Recording (for transports, through StubResponder)
 
     /// Records a request's arrival and returns its entry's id.
     /// - Parameters:
     ///   - request: the request.
     ///   - transport: the transport carrying it.
     ///   - redirectedFrom: the entry whose redirect led here, for redirect hops.
-    public func begin(_ request: StubRequest, transport: Interaction.Transport, redirectedFrom: Int? = nil) -> Int {
+    package func open(_ request: StubRequest, transport: Interaction.Transport, redirectedFrom: Int? = nil) -> Int {
         append(request, transport: transport, redirectedFrom: redirectedFrom, result: nil)
     }
 
     /// Records a request together with how it ended, for a response delivered the moment its
-    /// request arrived: one trip through the journal's lock instead of ``begin(_:transport:redirectedFrom:)``
-    /// and ``finish(_:with:)``.
+    /// request arrived: one trip through the journal's lock instead of ``open(_:transport:redirectedFrom:)``
+    /// and ``complete(_:with:)``.
     /// - Parameters:
     ///   - request: the request.
     ///   - transport: the transport carrying it.
@@ -163,7 +163,7 @@ public final class Journal: Sendable {
     ///   - result: how it ended.
     /// - Returns: the entry's id.
     @discardableResult
-    public func record(_ request: StubRequest, transport: Interaction.Transport, startTime: Date, result: InteractionResult) -> Int {
+    package func record(_ request: StubRequest, transport: Interaction.Transport, startTime: Date, result: InteractionResult) -> Int {
         append(request, transport: transport, redirectedFrom: nil, startTime: startTime, result: result)
     }
 
@@ -202,7 +202,7 @@ public final class Journal: Sendable {
     }
 
     /// Completes entry `id` with how it ended.
-    public func finish(_ id: Int, with result: InteractionResult) {
+    package func complete(_ id: Int, with result: InteractionResult) {
         let now = Date()
         state.withLock { state in
             let index = id - state.firstID

@@ -38,6 +38,11 @@ struct JournalRecord: Sendable {
     private let timeoutInterval: Float
     private let startTime: TimeInterval
     private var durationNanoseconds: Int64 = 0
+    /// HAR's `send` and `wait` phases in microseconds (`receive` is the rest of the duration).
+    private var sendMicroseconds: UInt32 = 0
+    private var waitMicroseconds: UInt32 = 0
+    /// The shared rendering the response came from, or 0.
+    private var renderID: UInt64 = 0
     var stubName: String?
     private var responseHeaders: HeaderFields = [:]
     private var bodyBytesSent = 0
@@ -99,6 +104,9 @@ struct JournalRecord: Sendable {
         outcome = result.outcome
         if let transport = result.transport { self.transport = transport }
         durationNanoseconds = Int64(max(0, now.timeIntervalSinceReferenceDate - startTime) * 1e9)
+        sendMicroseconds = Self.microseconds(result.timing.send)
+        waitMicroseconds = Self.microseconds(result.timing.wait)
+        renderID = result.renderID ?? 0
         let body = keepingBody ? result.responseBody.map { Data($0) } : nil
         extras = Extras.make(redirectedFrom: extras?.redirectedFrom, nearMisses: result.nearMisses, responseBody: body)
     }
@@ -116,8 +124,16 @@ struct JournalRecord: Sendable {
         interaction.responseBody = extras?.responseBody
         interaction.outcome = outcome
         interaction.duration = .nanoseconds(durationNanoseconds)
+        let send = Duration.microseconds(sendMicroseconds), wait = Duration.microseconds(waitMicroseconds)
+        interaction.timing = Interaction.Timing(send: send, wait: wait, receive: max(.zero, interaction.duration - send - wait))
         interaction.nearMisses = extras?.nearMisses ?? []
+        interaction.renderID = renderID == 0 ? nil : renderID
         return interaction
+    }
+
+    private static func microseconds(_ duration: Duration) -> UInt32 {
+        let (seconds, attoseconds) = duration.components
+        return UInt32(clamping: max(0, seconds * 1_000_000 + attoseconds / 1_000_000_000_000))
     }
 
     /// Whether no stub answered it (see ``Journal/unmatched``).

@@ -1,5 +1,5 @@
 /// One step of delivering a ``PreparedResponse``.
-public enum DeliveryAction: Sendable, Hashable {
+package enum DeliveryAction: Sendable, Hashable {
     /// Wait this long (on a timer; never a blocking sleep).
     case wait(Duration)
     /// Inject the fault before any byte of the response.
@@ -9,7 +9,7 @@ public enum DeliveryAction: Sendable, Hashable {
     /// Send these bytes of the body.
     case sendBody(Range<Int>)
     /// The response is complete; close the connection afterwards when `close` is true.
-    case finish(close: Bool)
+    case end(close: Bool)
     /// Drop the connection after a partial body (truncation).
     case abort
 }
@@ -19,9 +19,9 @@ public enum DeliveryAction: Sendable, Hashable {
 ///
 /// The body is paced in slices of at most 100 ms: at `b` bytes per second each slice is
 /// `max(1, b / 10)` bytes, sent after waiting the time the link would take to carry it.
-public struct DeliveryPlan: Sendable, Sequence, IteratorProtocol {
+package struct DeliveryPlan: Sendable, Sequence, IteratorProtocol {
     /// The longest pause between two slices of a throttled body.
-    public static let maximumSliceInterval: Duration = .milliseconds(100)
+    package static let maximumSliceInterval: Duration = .milliseconds(100)
 
     private enum Stage: Sendable {
         case delay, fault, head, body(offset: Int, waited: Bool), done
@@ -37,7 +37,7 @@ public struct DeliveryPlan: Sendable, Sequence, IteratorProtocol {
     }
 
     /// The number of body bytes this plan sends.
-    public var bodyBytesToSend: Int {
+    package var bodyBytesToSend: Int {
         guard sendsBody else { return 0 }
         return Swift.min(response.body.count, response.truncateAfter ?? .max)
     }
@@ -46,7 +46,7 @@ public struct DeliveryPlan: Sendable, Sequence, IteratorProtocol {
         sendsBody && (response.truncateAfter.map { $0 < response.body.count } ?? false)
     }
 
-    public mutating func next() -> DeliveryAction? {
+    package mutating func next() -> DeliveryAction? {
         switch stage {
         case .delay:
             stage = .fault
@@ -66,7 +66,7 @@ public struct DeliveryPlan: Sendable, Sequence, IteratorProtocol {
             let end = bodyBytesToSend
             guard offset < end else {
                 stage = .done
-                return isTruncating ? .abort : .finish(close: response.truncateAfter != nil)
+                return isTruncating ? .abort : .end(close: response.truncateAfter != nil)
             }
             guard let bandwidth = response.bandwidth else {
                 stage = .body(offset: end, waited: false)

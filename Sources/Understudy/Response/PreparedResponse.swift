@@ -62,7 +62,7 @@ public struct PreparedResponse: Sendable {
     }
 
     /// The steps that deliver this response, for a request of `method`.
-    public func deliveryPlan(method: String) -> DeliveryPlan {
+    package func deliveryPlan(method: String) -> DeliveryPlan {
         DeliveryPlan(response: self, sendsBody: method != "HEAD" && !(100...199).contains(status) && status != 204 && status != 304)
     }
 }

@@ -61,6 +61,11 @@ final class RenderCache: Sendable {
         return try store(render(), stamp: stamp, generation: generation)
     }
 
+    /// The body of the rendering `renderID`, while it is the one kept.
+    func body(ofRendering renderID: UInt64) -> Data? {
+        state.withLock { $0?.prepared.renderID == renderID ? $0?.prepared.body : nil }
+    }
+
     private func store(_ rendered: PreparedResponse, stamp: FileCache.Stamp?, generation: UInt64?) -> PreparedResponse {
         var prepared = rendered
         prepared.renderID = Self.ids.withLock { id in

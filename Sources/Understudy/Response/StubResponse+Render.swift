@@ -115,11 +115,8 @@ extension StubResponse {
                 throw RenderError(status: 502, "forward to \(target.url.absoluteString) failed: \(error)")
             }
             status = answer.status
-            headers = answer.headers
-            // The body is re-framed by us: hop-by-hop and length headers no longer apply.
-            for name in ["Content-Length", "Transfer-Encoding", "Connection", "Keep-Alive", "Content-Encoding"] {
-                headers.remove(name)
-            }
+            // The body arrives decoded and is framed anew: connection and framing headers no longer apply.
+            headers = answer.headers.removingHopByHop(also: HeaderFields.framingNames)
             bodyData = answer.body
             if let transcode {
                 let converted = try await Self.transcodeForwarded(answer.body, from: target.url, to: transcode, for: request, context: context)
@@ -190,16 +187,9 @@ extension StubResponse {
 
     /// `request` aimed at `base` (scheme, host and port from it; path and query kept).
     static func forwardedRequest(_ request: StubRequest, to base: URL?) -> StubRequest {
-        guard let base, var components = URLComponents(url: request.url, resolvingAgainstBaseURL: true),
-              let baseComponents = URLComponents(url: base, resolvingAgainstBaseURL: true)
-        else { return request }
-        components.scheme = baseComponents.scheme
-        components.host = baseComponents.host
-        components.port = baseComponents.port
-        let basePath = baseComponents.path.hasSuffix("/") ? String(baseComponents.path.dropLast()) : baseComponents.path
-        components.percentEncodedPath = basePath + components.percentEncodedPath
+        guard let base else { return request }
         var headers = request.headers
         headers.remove("Host")
-        return StubRequest(method: request.method, url: components.url ?? request.url, headers: headers, body: request.body)
+        return StubRequest(method: request.method, url: request.url.rebased(onto: base), headers: headers, body: request.body)
     }
 }

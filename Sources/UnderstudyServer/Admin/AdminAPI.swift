@@ -21,7 +21,7 @@ import UnderstudyHAR
 /// | `DELETE requests` | 204 |
 /// | `POST requests/count` | 200 ``AdminJSON/Count`` for a body `{"request": {...}}` |
 /// | `GET near-misses` | 200 ``AdminJSON/NearMissList`` |
-/// | `GET requests.har` | 200 the journal as HAR 1.2 (bodies when ``Journal/keepsBodies`` is set) |
+/// | `GET requests.har` | 200 the journal as HAR 1.2 (canned answers' bodies always; others when ``Journal/keepsBodies`` is set) |
 /// | `POST reset` | 200 ``AdminJSON/ResetDone``: files re-read, `times` and sequences restarted, journal cleared |
 ///
 /// Bad input is a 400 whose ``AdminJSON/Error`` names the field; a known path with another
@@ -33,16 +33,16 @@ import UnderstudyHAR
 /// let admin = AdminAPI(registry: stubs, token: nil)
 /// let response = await admin.handle(AdminRequest(method: "GET", target: "/__admin/health"))
 /// ```
-public struct AdminAPI: Sendable {
+package struct AdminAPI: Sendable {
     /// Every admin path starts with this.
-    public static let prefix = "/__admin/"
+    package static let prefix = "/__admin/"
 
     /// The registry served.
-    public let registry: StubRegistry
+    package let registry: StubRegistry
     /// The bearer token every request must carry, or `nil` for none.
-    public let token: String?
+    package let token: String?
     /// Where `file:` references in posted stubs resolve (and may not leave); `nil` refuses them.
-    public let stubDirectory: URL?
+    package let stubDirectory: URL?
 
     /// How issues in posted documents name them, and the prefix default stub names would get.
     static let documentName = "request body"
@@ -52,19 +52,19 @@ public struct AdminAPI: Sendable {
     ///   - registry: the stubs and journal to inspect and change.
     ///   - token: when non-nil, every request must send `Authorization: Bearer <token>`.
     ///   - stubDirectory: where `file:` paths in posted stubs resolve; `nil` refuses them.
-    public init(registry: StubRegistry, token: String?, stubDirectory: URL? = nil) {
+    package init(registry: StubRegistry, token: String?, stubDirectory: URL? = nil) {
         self.registry = registry
         self.token = token
         self.stubDirectory = stubDirectory
     }
 
     /// Whether a request path belongs to the admin API (and must not be matched against stubs).
-    public static func isAdminPath(_ path: String) -> Bool {
+    package static func isAdminPath(_ path: String) -> Bool {
         path.hasPrefix(prefix) || path == String(prefix.dropLast())
     }
 
     /// Answers one admin request.
-    public func handle(_ request: AdminRequest) async -> AdminResponse {
+    package func handle(_ request: AdminRequest) async -> AdminResponse {
         do {
             try authorize(request)
             let endpoint = try Endpoint(path: request.path)
@@ -129,7 +129,8 @@ public struct AdminAPI: Sendable {
     // MARK: - HAR
 
     private func har() throws -> AdminResponse {
-        var body = try HARDocument(journal: registry.journal).encoded()
+        // Canned answers' bodies come from the registry's renderings, not copies in the journal.
+        var body = try HARDocument(interactions: registry.fillingCannedBodies(registry.journal.interactions)).encoded()
         body.append(0x0A)
         return AdminResponse(
             status: 200, headers: ["Content-Type": "application/json", "Content-Length": String(body.count)], body: body

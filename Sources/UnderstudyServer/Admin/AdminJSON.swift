@@ -4,11 +4,11 @@ import Understudy
 /// The JSON bodies the admin API sends, as Codable types: clients and tests decode them.
 ///
 /// Every body is compact JSON with sorted keys and a trailing newline.
-public enum AdminJSON {
+package enum AdminJSON {
     /// `GET /__admin/health`: `{"journal":{"count":3,"dropped":0,"limit":100000},"status":"ok","stubs":12}`.
-    public struct Health: Sendable, Hashable, Codable {
+    package struct Health: Sendable, Hashable, Codable {
         /// The journal's state.
-        public struct JournalState: Sendable, Hashable, Codable {
+        package struct JournalState: Sendable, Hashable, Codable {
             /// Entries kept.
             public var count: Int
             /// Entries dropped to stay within `limit`.
@@ -34,14 +34,14 @@ public enum AdminJSON {
         }
 
         /// Always `ok` when the server answers.
-        public var status: String
+        package var status: String
         /// Stubs registered.
-        public var stubs: Int
+        package var stubs: Int
         /// The journal.
-        public var journal: JournalState
+        package var journal: JournalState
 
         /// Creates a health report.
-        public init(status: String, stubs: Int, journal: JournalState) {
+        package init(status: String, stubs: Int, journal: JournalState) {
             self.status = status
             self.stubs = stubs
             self.journal = journal
@@ -49,20 +49,20 @@ public enum AdminJSON {
     }
 
     /// One stub in `GET /__admin/stubs`.
-    public struct StubSummary: Sendable, Hashable, Codable {
+    package struct StubSummary: Sendable, Hashable, Codable {
         /// The stub's name.
-        public var name: String
+        package var name: String
         /// Its priority (higher wins).
-        public var priority: Int
+        package var priority: Int
         /// Its use limit; `null` for none.
-        public var times: Int?
+        package var times: Int?
         /// Uses so far.
-        public var uses: Int
+        package var uses: Int
         /// How its matcher reads, e.g. `host is img.example.com and extension is webp`.
-        public var matcher: String
+        package var matcher: String
 
         /// Creates a stub summary.
-        public init(name: String, priority: Int, times: Int?, uses: Int, matcher: String) {
+        package init(name: String, priority: Int, times: Int?, uses: Int, matcher: String) {
             self.name = name
             self.priority = priority
             self.times = times
@@ -72,7 +72,7 @@ public enum AdminJSON {
 
         private enum CodingKeys: String, CodingKey { case name, priority, times, uses, matcher }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(name, forKey: .name)
             try container.encode(priority, forKey: .priority)
@@ -83,67 +83,67 @@ public enum AdminJSON {
     }
 
     /// `GET /__admin/stubs`: `{"stubs":[...]}`, in precedence order (the first would win).
-    public struct StubList: Sendable, Hashable, Codable {
+    package struct StubList: Sendable, Hashable, Codable {
         /// The stubs.
-        public var stubs: [StubSummary]
+        package var stubs: [StubSummary]
 
         /// Creates a stub list.
-        public init(stubs: [StubSummary]) {
+        package init(stubs: [StubSummary]) {
             self.stubs = stubs
         }
     }
 
     /// `POST /__admin/stubs` (201): `{"added":["cat","posted-1"]}`, in the order given.
-    public struct Added: Sendable, Hashable, Codable {
+    package struct Added: Sendable, Hashable, Codable {
         /// The names of the stubs added (or replaced).
-        public var added: [String]
+        package var added: [String]
 
         /// Creates the answer.
-        public init(added: [String]) {
+        package init(added: [String]) {
             self.added = added
         }
     }
 
     /// `GET /__admin/requests`: `{"requests":[...],"total":12}`, oldest first.
-    public struct RequestList: Sendable, Hashable, Codable {
+    package struct RequestList: Sendable, Hashable, Codable {
         /// The page of entries asked for.
-        public var requests: [JournalEntry]
+        package var requests: [JournalEntry]
         /// Entries that passed the filter, before `offset` and `limit`.
-        public var total: Int
+        package var total: Int
 
         /// Creates a page.
-        public init(requests: [JournalEntry], total: Int) {
+        package init(requests: [JournalEntry], total: Int) {
             self.requests = requests
             self.total = total
         }
     }
 
     /// `POST /__admin/requests/count`: `{"count":3}`.
-    public struct Count: Sendable, Hashable, Codable {
+    package struct Count: Sendable, Hashable, Codable {
         /// Journal entries whose request matches.
-        public var count: Int
+        package var count: Int
 
         /// Creates the answer.
-        public init(count: Int) {
+        package init(count: Int) {
             self.count = count
         }
     }
 
     /// `POST /__admin/reset`: `{"stubs":12}`, the stubs registered after re-reading the files.
-    public struct ResetDone: Sendable, Hashable, Codable {
+    package struct ResetDone: Sendable, Hashable, Codable {
         /// Stubs registered after the reset.
-        public var stubs: Int
+        package var stubs: Int
 
         /// Creates the answer.
-        public init(stubs: Int) {
+        package init(stubs: Int) {
             self.stubs = stubs
         }
     }
 
     /// A stub that nearly matched an unmatched request.
-    public struct NearMissSummary: Sendable, Hashable, Codable {
+    package struct NearMissSummary: Sendable, Hashable, Codable {
         /// One matcher part that failed.
-        public struct Difference: Sendable, Hashable, Codable {
+        package struct Difference: Sendable, Hashable, Codable {
             /// The part, e.g. `host is img.example.com`.
             public var expected: String
             /// What the request had, e.g. `cdn.example.com`.
@@ -157,18 +157,18 @@ public enum AdminJSON {
         }
 
         /// The stub's name.
-        public var stub: String
+        package var stub: String
         /// Matcher parts the request passed.
-        public var matchedParts: Int
+        package var matchedParts: Int
         /// Matcher parts in all.
-        public var totalParts: Int
+        package var totalParts: Int
         /// The parts that failed; empty when the stub matched but was used up (`times`).
-        public var differences: [Difference]
+        package var differences: [Difference]
         /// The near miss as one line, as the 404 body prints it.
-        public var description: String
+        package var description: String
 
         /// Creates a summary.
-        public init(stub: String, matchedParts: Int, totalParts: Int, differences: [Difference], description: String) {
+        package init(stub: String, matchedParts: Int, totalParts: Int, differences: [Difference], description: String) {
             self.stub = stub
             self.matchedParts = matchedParts
             self.totalParts = totalParts
@@ -177,7 +177,7 @@ public enum AdminJSON {
         }
 
         /// The summary of a near miss.
-        public init(_ miss: NearMiss) {
+        package init(_ miss: NearMiss) {
             self.init(
                 stub: miss.stubName, matchedParts: miss.matchedParts, totalParts: miss.totalParts,
                 differences: miss.mismatches.map { Difference(expected: $0.expected, actual: $0.actual) },
@@ -187,26 +187,26 @@ public enum AdminJSON {
     }
 
     /// One unmatched request and the stubs nearest to it.
-    public struct UnmatchedRequest: Sendable, Hashable, Codable {
+    package struct UnmatchedRequest: Sendable, Hashable, Codable {
         /// The journal entry.
-        public var entry: JournalEntry
+        package var entry: JournalEntry
         /// The nearest stubs, nearest first, as they stood when the request arrived.
-        public var nearMisses: [NearMissSummary]
+        package var nearMisses: [NearMissSummary]
 
         /// Creates the pair.
-        public init(entry: JournalEntry, nearMisses: [NearMissSummary]) {
+        package init(entry: JournalEntry, nearMisses: [NearMissSummary]) {
             self.entry = entry
             self.nearMisses = nearMisses
         }
     }
 
     /// `GET /__admin/near-misses`: `{"unmatched":[{"entry":{...},"nearMisses":[...]}]}`, oldest first.
-    public struct NearMissList: Sendable, Hashable, Codable {
+    package struct NearMissList: Sendable, Hashable, Codable {
         /// Every unmatched request kept in the journal.
-        public var unmatched: [UnmatchedRequest]
+        package var unmatched: [UnmatchedRequest]
 
         /// Creates the list.
-        public init(unmatched: [UnmatchedRequest]) {
+        package init(unmatched: [UnmatchedRequest]) {
             self.unmatched = unmatched
         }
     }
@@ -216,16 +216,16 @@ public enum AdminJSON {
     /// `field` names the input at fault (a query parameter, `body`, a stub-file path such as
     /// `stubs[0].response.fault`, `method`, `name`, `Authorization`); it is absent when no one
     /// field is. `issues` lists every stub-file issue, one line each, when the body had some.
-    public struct Error: Sendable, Hashable, Codable {
+    package struct Error: Sendable, Hashable, Codable {
         /// What went wrong and what was expected.
-        public var error: String
+        package var error: String
         /// The input at fault, if one is.
-        public var field: String?
+        package var field: String?
         /// Every stub-file issue, `FILE:LINE: PATH: message`.
-        public var issues: [String]?
+        package var issues: [String]?
 
         /// Creates an error body.
-        public init(error: String, field: String? = nil, issues: [String]? = nil) {
+        package init(error: String, field: String? = nil, issues: [String]? = nil) {
             self.error = error
             self.field = field
             self.issues = issues

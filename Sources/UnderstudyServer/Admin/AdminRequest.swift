@@ -7,17 +7,17 @@ import Understudy
 /// let request = AdminRequest(method: "GET", target: "/__admin/requests?unmatched=true&limit=10")
 /// let response = await admin.handle(request)
 /// ```
-public struct AdminRequest: Sendable {
+package struct AdminRequest: Sendable {
     /// The method, uppercased.
-    public var method: String
+    package var method: String
     /// The percent-decoded path, e.g. `/__admin/stubs/cat`.
-    public var path: String
+    package var path: String
     /// The query parameters, percent-decoded; for a repeated name the last value.
-    public var query: [String: String]
+    package var query: [String: String]
     /// The header lines.
-    public var headers: HeaderFields
+    package var headers: HeaderFields
     /// The body (empty when none was sent).
-    public var body: Data
+    package var body: Data
 
     /// Creates a request from its parts.
     /// - Parameters:
@@ -26,7 +26,7 @@ public struct AdminRequest: Sendable {
     ///   - query: the query parameters.
     ///   - headers: the header lines.
     ///   - body: the body.
-    public init(method: String, path: String, query: [String: String] = [:], headers: HeaderFields = [:], body: Data = Data()) {
+    package init(method: String, path: String, query: [String: String] = [:], headers: HeaderFields = [:], body: Data = Data()) {
         self.method = method.uppercased()
         self.path = path
         self.query = query
@@ -41,7 +41,7 @@ public struct AdminRequest: Sendable {
     ///   - target: the request target; the path and query are percent-decoded.
     ///   - headers: the header lines.
     ///   - body: the body.
-    public init(method: String, target: String, headers: HeaderFields = [:], body: Data = Data()) {
+    package init(method: String, target: String, headers: HeaderFields = [:], body: Data = Data()) {
         let components = URLComponents(string: target)
         let rawPath: String
         if let components {

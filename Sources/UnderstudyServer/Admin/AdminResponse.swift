@@ -5,16 +5,16 @@ import Understudy
 ///
 /// Bodies are JSON (`Content-Type: application/json`) with a `Content-Length`; a 204 has
 /// neither header nor body (RFC 9110 forbids `Content-Length` on 204).
-public struct AdminResponse: Sendable {
+package struct AdminResponse: Sendable {
     /// The status code.
-    public var status: Int
+    package var status: Int
     /// The header lines.
-    public var headers: HeaderFields
+    package var headers: HeaderFields
     /// The body.
-    public var body: Data
+    package var body: Data
 
     /// Creates a response from its parts.
-    public init(status: Int, headers: HeaderFields, body: Data) {
+    package init(status: Int, headers: HeaderFields, body: Data) {
         self.status = status
         self.headers = headers
         self.body = body
@@ -25,7 +25,7 @@ public struct AdminResponse: Sendable {
     ///   - status: the status code.
     ///   - value: the body's value.
     ///   - extraHeaders: headers added after `Content-Type` and `Content-Length`.
-    public static func json(_ status: Int, _ value: some Encodable, extraHeaders: HeaderFields = [:]) -> AdminResponse {
+    package static func json(_ status: Int, _ value: some Encodable, extraHeaders: HeaderFields = [:]) -> AdminResponse {
         var body = AdminResponse.encode(value)
         body.append(0x0A)
         var headers: HeaderFields = ["Content-Type": "application/json", "Content-Length": String(body.count)]
@@ -34,7 +34,7 @@ public struct AdminResponse: Sendable {
     }
 
     /// `204 No Content`: no body, no `Content-Length`, no `Content-Type`.
-    public static let noContent = AdminResponse(status: 204, headers: [:], body: Data())
+    package static let noContent = AdminResponse(status: 204, headers: [:], body: Data())
 
     /// An error response: `{"error": message, "field": field}`.
     static func error(_ status: Int, _ message: String, field: String? = nil, extraHeaders: HeaderFields = [:]) -> AdminResponse {

@@ -17,20 +17,20 @@ import Understudy
 ///   was sent) or `failed` (then `error` says why: unreadable file, throwing closure, upstream).
 /// - `redirectedFrom` is present only for redirect hops.
 /// - Header objects have their names sorted; repeated names are joined with `", "`.
-public struct JournalEntry: Sendable, Hashable, Codable {
+package struct JournalEntry: Sendable, Hashable, Codable {
     /// The request as it arrived.
-    public struct Request: Sendable, Hashable, Codable {
+    package struct Request: Sendable, Hashable, Codable {
         /// The method, uppercased.
-        public var method: String
+        package var method: String
         /// The full URL.
-        public var url: String
+        package var url: String
         /// The header lines, repeated names joined with `", "`.
-        public var headers: [String: String]
+        package var headers: [String: String]
         /// The body's size in bytes (0 without a body).
-        public var bodySize: Int
+        package var bodySize: Int
 
         /// Creates a request summary.
-        public init(method: String, url: String, headers: [String: String], bodySize: Int) {
+        package init(method: String, url: String, headers: [String: String], bodySize: Int) {
             self.method = method
             self.url = url
             self.headers = headers
@@ -39,16 +39,16 @@ public struct JournalEntry: Sendable, Hashable, Codable {
     }
 
     /// The response head that was sent, and how many body bytes followed it.
-    public struct Response: Sendable, Hashable, Codable {
+    package struct Response: Sendable, Hashable, Codable {
         /// The status code.
-        public var status: Int
+        package var status: Int
         /// The header lines, repeated names joined with `", "`.
-        public var headers: [String: String]
+        package var headers: [String: String]
         /// Body bytes actually sent.
-        public var bodySize: Int
+        package var bodySize: Int
 
         /// Creates a response summary.
-        public init(status: Int, headers: [String: String], bodySize: Int) {
+        package init(status: Int, headers: [String: String], bodySize: Int) {
             self.status = status
             self.headers = headers
             self.bodySize = bodySize
@@ -56,30 +56,30 @@ public struct JournalEntry: Sendable, Hashable, Codable {
     }
 
     /// Sequential within the journal, from 1.
-    public var id: Int
+    package var id: Int
     /// When the request arrived (JSON: ISO 8601, UTC, milliseconds).
-    public var time: Date
+    package var time: Date
     /// The request.
-    public var request: Request
+    package var request: Request
     /// The stub that answered, or `nil` (JSON `null`).
-    public var stub: String?
+    package var stub: String?
     /// The response head sent, if one was.
-    public var response: Response?
+    package var response: Response?
     /// `completed`, `in-flight`, `fault`, `truncated`, `cancelled`, `unmatched` or `failed`.
-    public var outcome: String
+    package var outcome: String
     /// The fault's stub-file name (`connection-reset`, ...) when `outcome` is `fault`.
-    public var fault: String?
+    package var fault: String?
     /// Why rendering failed, when `outcome` is `failed`.
-    public var error: String?
+    package var error: String?
     /// From arrival to the last byte or the failure, in milliseconds (microsecond precision).
-    public var durationMs: Double
+    package var durationMs: Double
     /// `inProcess`, `server` or `proxy`.
-    public var transport: String
+    package var transport: String
     /// The entry whose redirect led here.
-    public var redirectedFrom: Int?
+    package var redirectedFrom: Int?
 
     /// Creates an entry from its parts (tests and tools; transports use ``init(_:)``).
-    public init(
+    package init(
         id: Int, time: Date, request: Request, stub: String?, response: Response?, outcome: String,
         fault: String? = nil, error: String? = nil, durationMs: Double, transport: String, redirectedFrom: Int? = nil
     ) {
@@ -97,7 +97,7 @@ public struct JournalEntry: Sendable, Hashable, Codable {
     }
 
     /// The entry for a journal interaction.
-    public init(_ interaction: Interaction) {
+    package init(_ interaction: Interaction) {
         let request = interaction.request
         self.id = interaction.id
         self.time = interaction.startTime
@@ -133,7 +133,7 @@ public struct JournalEntry: Sendable, Hashable, Codable {
         case id, time, request, stub, response, outcome, fault, error, durationMs, transport, redirectedFrom
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(Int.self, forKey: .id)
         let text = try container.decode(String.self, forKey: .time)
@@ -154,7 +154,7 @@ public struct JournalEntry: Sendable, Hashable, Codable {
         redirectedFrom = try container.decodeIfPresent(Int.self, forKey: .redirectedFrom)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
         try container.encode(Self.timeStyle.format(time), forKey: .time)

@@ -1,5 +1,5 @@
 /// How `understudy serve` logs each interaction (`--log text|json|quiet`).
-public enum LogFormat: String, Sendable, Hashable, CaseIterable {
+package enum LogFormat: String, Sendable, Hashable, CaseIterable {
     /// One readable line: `GET http://img.example.com/a.png -> stub "cat" 200 12ms`.
     case text
     /// One JSON object per line, the same object as `GET /__admin/requests` lists.

@@ -15,28 +15,28 @@ import Understudy
 /// `STATUS cancelled` (or `cancelled` before any head), `STATUS failed: message`, or
 /// `in flight`. Coloured, the result is green for 2xx, cyan for 3xx, yellow for 4xx and red for
 /// 5xx, faults, truncations, cancellations and failures; `unmatched` and its status are red.
-public struct RequestLog: Sendable {
+package struct RequestLog: Sendable {
     /// The line format.
-    public var format: LogFormat
+    package var format: LogFormat
     /// Whether text lines carry ANSI colours (for a terminal).
-    public var colored: Bool
+    package var colored: Bool
 
     /// Creates a formatter.
     /// - Parameters:
     ///   - format: text, JSON or quiet.
     ///   - colored: whether text lines carry ANSI colours; ignored for JSON.
-    public init(format: LogFormat, colored: Bool = false) {
+    package init(format: LogFormat, colored: Bool = false) {
         self.format = format
         self.colored = colored
     }
 
     /// The line for a finished interaction, or `nil` when quiet.
-    public func line(for interaction: Interaction) -> String? {
+    package func line(for interaction: Interaction) -> String? {
         line(for: JournalEntry(interaction))
     }
 
     /// The line for a journal entry, or `nil` when quiet.
-    public func line(for entry: JournalEntry) -> String? {
+    package func line(for entry: JournalEntry) -> String? {
         switch format {
         case .quiet: return nil
         case .json: return String(decoding: AdminResponse.encode(entry), as: UTF8.self)
@@ -53,7 +53,7 @@ public struct RequestLog: Sendable {
     ///   - limit: the journal's limit.
     ///   - dropped: how many entries were dropped (since the last such line, or in all: the
     ///     line says whatever number it is given).
-    public func journalDropLine(limit: Int, dropped: Int) -> String? {
+    package func journalDropLine(limit: Int, dropped: Int) -> String? {
         guard dropped > 0 else { return nil }
         switch format {
         case .quiet:

@@ -4,6 +4,56 @@ import Understudy
 import FoundationNetworking
 #endif
 
+/// Where Understudy works around swift-corelibs-foundation, in one place: what it reaches by
+/// reflection (the task's work queue, the task registry's delivery behaviour) and the registry
+/// slots that give each registry its own protocol class. `CorelibsWorkaroundTests` fails if a
+/// corelibs update moves what the reflection looks for.
+enum CorelibsWorkarounds {
+    /// The queue corelibs runs a task's work on, found by reflection.
+    ///
+    /// corelibs reads its unsynchronised task registry whenever a protocol calls its client, and
+    /// changes that registry on the session's work queue: calls from any other thread race with
+    /// it and crash under load. The queue is not public, so the loader reaches it through
+    /// `Mirror`; if a future corelibs renames it, calls fall back to the caller's thread.
+    static func workQueue(of task: URLSessionTask?) -> DispatchQueue? {
+        #if canImport(FoundationNetworking)
+        return task.flatMap { reflectedChild($0, "workQueue") as? DispatchQueue }
+        #else
+        return nil
+        #endif
+    }
+
+    /// Whether corelibs hands this task's data to a delegate as it arrives: its task registry
+    /// says `callDelegate` rather than a completion handler. Read on the work queue, where corelibs
+    /// itself reads it; when reflection finds nothing the body is held back, which is correct for
+    /// every kind of task.
+    static func deliversIncrementally(_ task: URLSessionTask) -> Bool {
+        #if canImport(FoundationNetworking)
+        guard let session = reflectedChild(task, "session"),
+              let registry = reflectedChild(session, "taskRegistry"),
+              let behaviours = reflectedChild(registry, "behaviours") as? [Int: Any],
+              let behaviour = behaviours[task.taskIdentifier]
+        else { return false }
+        return String(describing: behaviour) == "callDelegate"
+        #else
+        return true
+        #endif
+    }
+
+    /// A stored property found by reflection, looking through superclasses and unwrapping optionals.
+    static func reflectedChild(_ value: Any, _ label: String) -> Any? {
+        var mirror: Mirror? = Mirror(reflecting: value)
+        while let current = mirror {
+            if let found = current.children.first(where: { $0.label == label })?.value {
+                let inner = Mirror(reflecting: found)
+                return inner.displayStyle == .optional ? inner.children.first?.value : found
+            }
+            mirror = current.superclassMirror
+        }
+        return nil
+    }
+}
+
 /// A type-level number: `Slot0`, `NextSlot<Slot0>`, ... Each gives a distinct protocol class.
 protocol SlotTag {
     static var slot: Int { get }

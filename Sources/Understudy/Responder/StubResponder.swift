@@ -1,0 +1,159 @@
+import Foundation
+
+/// The one place a request is answered, for every transport: it matches the request against
+/// the registry, renders the stub's response (or the unmatched answer, or a forward upstream),
+/// and records how the transport's delivery ended in the journal.
+///
+/// Transports only carry out its decisions: the URL protocol on its client, the server on a
+/// socket. Small and `Sendable`, like Hummingbird's `HTTPResponder`, so each connection or
+/// task holds a copy.
+///
+/// ```swift
+/// let responder = StubResponder(registry: stubs, transport: .server, upstream: client)
+/// let id = responder.open(request)
+/// let answer = await responder.answer(request)
+/// // ... deliver answer.response by its delivery plan ...
+/// responder.close(id, request: request, startTime: start, answer: answer, report: report)
+/// ```
+package struct StubResponder: Sendable {
+    /// What becomes of a request no stub matches.
+    package enum Unmatched: Sendable, Equatable {
+        /// 404 with the near-miss report.
+        case notFound
+        /// Fetched from `URL` (scheme, host and port from it; `nil`: the request's own URL).
+        case forward(URL?)
+    }
+
+    /// A decision that needs a task: a closure, an image codec or an upstream.
+    package struct Pending: Sendable {
+        fileprivate let match: StubRegistry.Match?
+        fileprivate let request: StubRequest
+    }
+
+    /// What ``decide(_:repeatable:)`` settled without suspending.
+    package enum Decision: Sendable {
+        /// The answer, ready to deliver.
+        case answer(StubAnswer)
+        /// The answer needs ``answer(_:)-(Pending)`` on a task.
+        case pending(Pending)
+    }
+
+    /// The stubs and journal.
+    package let registry: StubRegistry
+    /// The transport journal entries are recorded under.
+    package let transport: Interaction.Transport
+    /// What becomes of unmatched requests.
+    package let unmatched: Unmatched
+    /// Told of each interaction once it is recorded complete (the request log).
+    package let observer: (@Sendable (Interaction) -> Void)?
+    private let context: RenderContext
+
+    /// - Parameters:
+    ///   - registry: the stubs and journal.
+    ///   - transport: the transport entries are recorded under.
+    ///   - upstream: fetches `.forward` responses and forwarded unmatched requests.
+    ///   - unmatched: what becomes of unmatched requests.
+    ///   - observer: told of each interaction when it is complete.
+    package init(
+        registry: StubRegistry, transport: Interaction.Transport, upstream: (any UpstreamFetcher)?,
+        unmatched: Unmatched = .notFound, observer: (@Sendable (Interaction) -> Void)? = nil
+    ) {
+        self.registry = registry
+        self.transport = transport
+        self.unmatched = unmatched
+        self.observer = observer
+        self.context = RenderContext(upstream: upstream, transcoder: registry.transcoder)
+    }
+
+    // MARK: - Deciding
+
+    /// Matches `request` and renders a canned answer on the spot, so a transport can answer it
+    /// without a hop to a task; closures, images and forwards come back `.pending`.
+    /// - Parameter repeatable: set when an identical next request may be answered with
+    ///   ``answerAgain(_:for:)``.
+    package func decide(_ request: StubRequest, repeatable: inout StubRegistry.RepeatableMatch?) -> Decision {
+        switch registry.resolveImmediately(request, repeatable: &repeatable) {
+        case .resolved(.unmatched) where unmatched != .notFound:
+            return .pending(Pending(match: nil, request: request))
+        case .resolved(let resolution):
+            return .answer(Self.answer(for: resolution, request: request))
+        case .pending(let match):
+            return .pending(Pending(match: match, request: request))
+        }
+    }
+
+    /// Finishes a decision that needed a task.
+    package func answer(_ pending: Pending) async -> StubAnswer {
+        guard let match = pending.match else {
+            return await forward(pending.request)
+        }
+        return Self.answer(for: await registry.render(match, for: pending.request, context: context), request: pending.request)
+    }
+
+    /// Decides and, if need be, renders: what the in-process transport does with each request.
+    package func answer(_ request: StubRequest) async -> StubAnswer {
+        var repeatable: StubRegistry.RepeatableMatch?
+        switch decide(request, repeatable: &repeatable) {
+        case .answer(let answer): return answer
+        case .pending(let pending): return await answer(pending)
+        }
+    }
+
+    /// Answers a request identical to the one `repeatable` came from with the same stub;
+    /// `nil` when the stubs changed since and it must be decided in full.
+    package func answerAgain(_ repeatable: StubRegistry.RepeatableMatch, for request: StubRequest) -> StubAnswer? {
+        registry.resolveAgain(repeatable, for: request).map { Self.answer(for: $0, request: request) }
+    }
+
+    private static func answer(for resolution: StubRegistry.Resolution, request: StubRequest) -> StubAnswer {
+        switch resolution {
+        case .response(let prepared):
+            return StubAnswer(response: prepared, kind: .stub)
+        case .failed(let prepared, let message):
+            return StubAnswer(response: prepared, kind: .failed(message))
+        case .unmatched(let nearMisses):
+            return .unmatched(request, nearMisses: nearMisses)
+        }
+    }
+
+    /// An unmatched request fetched upstream, as a `.forward` stub would.
+    private func forward(_ request: StubRequest) async -> StubAnswer {
+        let nearMisses = registry.nearMisses(for: request)
+        guard case .forward(let base) = unmatched else { return .unmatched(request, nearMisses: nearMisses) }
+        do {
+            let prepared = try await StubResponse.forward(to: base).render(for: request, stubName: nil, context: context)
+            return StubAnswer(response: prepared, kind: .forwarded(nearMisses, failure: nil))
+        } catch {
+            let message = "\(error)"
+            return StubAnswer(response: .text(status: (error as? RenderError)?.status ?? 502, message + "\n"), kind: .forwarded(nearMisses, failure: message))
+        }
+    }
+
+    // MARK: - Journaling
+
+    /// Records a request's arrival, for answers that take time: it is in the journal (in
+    /// flight) while it waits. Returns the entry's id, for ``close(_:request:startTime:answer:report:)``.
+    package func open(_ request: StubRequest, redirectedFrom: Int? = nil) -> Int {
+        registry.journal.open(request, transport: transport, redirectedFrom: redirectedFrom)
+    }
+
+    /// Records how `answer`'s delivery ended: completes entry `id`, or with `id` `nil` records
+    /// the whole exchange at once (one trip through the journal for an instant answer).
+    /// - Returns: the entry's id.
+    @discardableResult
+    package func close(_ id: Int?, request: StubRequest, startTime: Date, answer: StubAnswer, report: DeliveryReport) -> Int {
+        let journal = registry.journal
+        let result = answer.result(report)
+        let recorded: Int
+        if let id {
+            journal.complete(id, with: result)
+            recorded = id
+        } else {
+            recorded = journal.record(request, transport: transport, startTime: startTime, result: result)
+        }
+        if let observer, let entry = journal.interaction(id: recorded) {
+            observer(entry)
+        }
+        return recorded
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import NIOCore
+import Understudy
+
+/// Carries out one answer's ``DeliveryPlan`` against a ``ResponseWriter`` on its event loop,
+/// with timers for waits (never a blocking sleep), and closes the answer's journal entry with
+/// what was delivered when the plan ends, a fault ends it, or ``cancel()`` says the client left.
+final class DeliveryDriver {
+    private let answer: StubAnswer
+    private let request: StubRequest
+    private let arrival: ServerRequest.Arrival
+    private let responder: StubResponder
+    private let writer: any ResponseWriter
+    private var plan: DeliveryPlan
+    /// The journal entry, opened when the request arrived or when the plan first waits; `nil`
+    /// for an answer sent at once, which is recorded whole when it ends.
+    private var journalID: Int?
+    private var bodyBytesSent = 0
+    private var headTime: NIODeadline?
+    private var timer: Scheduled<Void>?
+    /// Set once the journal entry is closed: nothing more happens.
+    private var closed = false
+
+    /// - Parameters:
+    ///   - answer: what to deliver.
+    ///   - request: the request answered, as journaled.
+    ///   - method: the request's method, which decides whether a body is sent.
+    ///   - arrival: when the request arrived.
+    ///   - journalID: the entry opened when the request arrived, if it was.
+    ///   - responder: records the outcome.
+    ///   - writer: carries out the actions.
+    init(
+        answer: StubAnswer, request: StubRequest, method: String, arrival: ServerRequest.Arrival, journalID: Int?,
+        responder: StubResponder, writer: any ResponseWriter
+    ) {
+        self.answer = answer
+        self.request = request
+        self.arrival = arrival
+        self.journalID = journalID
+        self.responder = responder
+        self.writer = writer
+        self.plan = answer.response.deliveryPlan(method: method)
+    }
+
+    /// Carries out actions until one needs a timer, the plan ends, or a fault holds.
+    func run() {
+        while !closed, let action = plan.next() {
+            switch action {
+            case .wait(let duration):
+                if journalID == nil {
+                    // Visible in the journal while it waits, like any request in flight.
+                    journalID = responder.open(request)
+                }
+                writer.flush()
+                let driver = NIOLoopBound(self, eventLoop: writer.eventLoop)
+                timer = writer.eventLoop.scheduleTask(in: .nanoseconds(duration.nanoseconds)) {
+                    driver.value.timer = nil
+                    driver.value.run()
+                }
+                return
+            case .fail(let fault):
+                // Journaled first (the fault may close the connection, which would cancel it), and
+                // at once also when the fault holds the exchange (the client gives up later).
+                close(.fault(fault), headSent: false)
+                _ = writer.perform(fault)
+                return
+            case .sendHead:
+                headTime = writer.eventLoop.now
+                writer.writeHead()
+            case .sendBody(let range):
+                writer.writeBody(range)
+                bodyBytesSent += range.count
+            case .end(let closing):
+                // Journaled before the last byte leaves, so a client that has its response
+                // always finds it in the journal.
+                close(.completed, headSent: true)
+                return writer.end(close: closing)
+            case .abort:
+                close(.truncated(bodyBytesSent), headSent: true)
+                return writer.abort()
+            }
+        }
+    }
+
+    /// The client went away (or the server is stopping): journaled as cancelled with the bytes sent.
+    func cancel() {
+        timer?.cancel()
+        timer = nil
+        close(.cancelled, headSent: headTime != nil)
+    }
+
+    private func close(_ ending: DeliveryReport.Ending, headSent: Bool) {
+        guard !closed else { return }
+        closed = true
+        let now = writer.eventLoop.now
+        var timing = Interaction.Timing(send: (arrival.endTime - arrival.headTime).duration)
+        if let headTime {
+            timing.wait = (headTime - arrival.endTime).duration
+            timing.receive = (now - headTime).duration
+        } else {
+            timing.wait = (now - arrival.endTime).duration
+        }
+        let report = DeliveryReport(headSent: headSent, bodyBytesSent: bodyBytesSent, ending: ending, timing: timing)
+        responder.close(journalID, request: request, startTime: arrival.start, answer: answer, report: report)
+    }
+}
+
+extension TimeAmount {
+    /// The same span as a `Duration`.
+    var duration: Duration { .nanoseconds(nanoseconds) }
+}
+
+extension Duration {
+    /// The span in whole nanoseconds.
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Understudy
+
+/// Writes one connection's responses as HTTP/1.1 bytes: the head and body a ``WireResponse``
+/// framed (the body from its file with `sendfile(2)` when it has one), faults as raw bytes and
+/// closes. One per connection, pointed at each response in turn with ``prepare(_:version:keepAlive:lingering:)``.
+final class HTTP1ResponseWriter: ResponseWriter {
+    private let context: ChannelHandlerContext
+    private var wire: WireResponse?
+    private var version = HTTPVersion.http1_1
+    private var keepAlive = true
+    private var closing = false
+    private var lingering = false
+
+    init(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    var eventLoop: any EventLoop { context.eventLoop }
+
+    /// Points the writer at the next response.
+    /// - Parameters:
+    ///   - wire: the response, framed.
+    ///   - version: the request's HTTP version, echoed in the status line.
+    ///   - keepAlive: whether the client asked to keep the connection.
+    ///   - closing: whether the connection closes after this response whatever the client asked.
+    ///   - lingering: whether closing drops the client's further bytes for a while first (after
+    ///     a refusal, whose request may still be arriving).
+    func prepare(_ wire: WireResponse, version: HTTPVersion, keepAlive: Bool, closing: Bool, lingering: Bool) {
+        self.wire = wire
+        self.version = version
+        self.keepAlive = keepAlive
+        self.closing = closing
+        self.lingering = lingering
+    }
+
+    func writeHead() {
+        guard let wire else { return }
+        let head = wire.head(version: version, keepAlive: keepAlive, closing: closing, allocator: context.channel.allocator)
+        context.write(NIOAny(IOData.byteBuffer(head)), promise: nil)
+    }
+
+    func writeBody(_ range: Range<Int>) {
+        guard let wire else { return }
+        if let file = wire.file {
+            let region = FileRegion(fileHandle: file.handle, readerIndex: range.lowerBound, endIndex: range.upperBound)
+            // The file stays open until this write is done, whatever the cache does meanwhile.
+            let written = context.eventLoop.makePromise(of: Void.self)
+            written.futureResult.whenComplete { _ in withExtendedLifetime(file) {} }
+            context.write(NIOAny(IOData.fileRegion(region)), promise: written)
+        } else {
+            let slice = wire.body.getSlice(at: wire.body.readerIndex + range.lowerBound, length: range.count)!
+            context.write(NIOAny(IOData.byteBuffer(slice)), promise: nil)
+        }
+    }
+
+    func flush() {
+        context.flush()
+    }
+
+    func end(close: Bool) {
+        let channel = context.channel
+        if lingering {
+            // Close our side first and drop what comes for up to two seconds, so that closing
+            // does not send an RST that could destroy the answer before the client reads it.
+            flushThen { channel.close(mode: .output, promise: nil) }
+            context.eventLoop.scheduleTask(in: .seconds(2)) { channel.close(promise: nil) }
+        } else if close || closing || !keepAlive {
+            flushThen { channel.close(promise: nil) }
+        } else {
+            context.flush()
+            context.triggerUserOutboundEvent(ResponseEnded(), promise: nil)
+        }
+    }
+
+    func abort() {
+        context.flush()
+        context.close(promise: nil)
+    }
+
+    func perform(_ fault: Fault) -> Bool {
+        var held = false
+        for action in fault.wireActions(stubName: wire?.stubName) {
+            switch action {
+            case .writeRaw(let bytes):
+                context.writeAndFlush(NIOAny(IOData.byteBuffer(context.channel.allocator.buffer(bytes: bytes))), promise: nil)
+            case .close(let reset):
+                let channel = context.channel
+                if reset, let provider = channel as? any SocketOptionProvider {
+                    // SO_LINGER with a zero timeout makes close() send a RST instead of a FIN.
+                    provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
+                } else {
+                    context.close(promise: nil)
+                }
+            case .hold:
+                held = true
+            }
+        }
+        return held
+    }
+
+    /// Flushes, then runs `body` once everything written so far has left.
+    private func flushThen(_ body: @escaping @Sendable () -> Void) {
+        context.writeAndFlush(NIOAny(IOData.byteBuffer(context.channel.allocator.buffer(capacity: 0)))).whenComplete { _ in body() }
+    }
+}

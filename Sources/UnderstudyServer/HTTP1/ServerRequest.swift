@@ -1,0 +1,79 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Understudy
+
+/// What ``HTTP1ConnectionHandler`` passes on: a whole request, or the refusal of one it would
+/// not take. Exactly one response follows each, and the next is passed on only after the
+/// ``ResponseEnded`` event of the one before.
+enum ServerRequest {
+    /// A complete request: its head and body, and when they arrived.
+    case request(HTTPRequestHead, body: ByteBuffer?, arrival: Arrival)
+    /// A request refused before any stub saw it, with what was read of it.
+    case refused(StubAnswer, StubRequest, arrival: Arrival)
+
+    /// When a request's head and its end arrived, for the journal's timings.
+    struct Arrival {
+        /// When the head arrived (the entry's start time).
+        let start: Date
+        /// The loop's clock then.
+        let headTime: NIODeadline
+        /// When the whole request was in.
+        let endTime: NIODeadline
+    }
+}
+
+/// Sent down the pipeline (a user outbound event) when a response has been written in full and
+/// the connection stays open: the next request may go.
+struct ResponseEnded {}
+
+extension StubRequest {
+    /// The request `head` (and `body`) asks, as the stubs see it: an absolute-form target (a
+    /// forward proxy's request) is matched on its own scheme and host; an origin-form one on
+    /// `scheme` and the `Host` header, or `listener` when there is none.
+    init(head: HTTPRequestHead, body: ByteBuffer?, scheme: String, listener: () -> String) {
+        var headers = HeaderFields()
+        for header in head.headers {
+            headers.add(name: header.name, value: header.value)
+        }
+        let bodyData = body.map { Data($0.readableBytesView) }
+        let method = head.method.rawValue
+        if head.uri.utf8.first != UInt8(ascii: "/") {
+            let lowered = head.uri.prefix(8).lowercased()
+            if lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), let absolute = URL(string: head.uri) {
+                self.init(method: method, url: absolute, headers: headers, body: bodyData)
+                return
+            }
+        }
+        let authority = head.headers.first(name: "host") ?? listener()
+        let target = head.uri.hasPrefix("/") ? head.uri : "/" + head.uri
+        if let request = StubRequest(method: method, scheme: scheme, authority: authority, target: target, headers: headers, body: bodyData) {
+            self = request
+        } else {
+            self.init(method: method, url: URL(string: "\(scheme)://\(listener())/")!, headers: headers, body: bodyData)
+        }
+    }
+
+    /// What can be made of the start of a head that was refused or never finished: the method
+    /// and target of its request line and the header lines read whole, so the journal shows
+    /// what the client sent.
+    init(partialHead bytes: ByteBuffer, scheme: String, listener: String) {
+        let text = String(decoding: bytes.readableBytesView.prefix(8 * 1024), as: UTF8.self)
+        var lines = text.components(separatedBy: "\r\n")
+        if lines.count == 1 { lines = text.components(separatedBy: "\n") }
+        let requestLine = lines.first?.split(separator: " ", omittingEmptySubsequences: true) ?? []
+        let method = requestLine.first.map(String.init).flatMap { $0.utf8.allSatisfy { (0x21...0x7E).contains($0) } ? $0 : nil } ?? "UNKNOWN"
+        var headers = HeaderFields()
+        for line in lines.dropFirst().dropLast() {
+            guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else { continue }
+            headers.add(name: String(line[..<colon]), value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        let target = requestLine.count > 1 ? String(requestLine[1]) : "/"
+        let authority = headers["Host"] ?? listener
+        if target.hasPrefix("/"), let request = StubRequest(method: method, scheme: scheme, authority: authority, target: target, headers: headers, body: nil) {
+            self = request
+        } else {
+            self.init(method: method, url: URL(string: target).flatMap { $0.scheme == nil ? nil : $0 } ?? URL(string: "\(scheme)://\(listener)/")!, headers: headers, body: nil)
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Understudy
+
+/// Answers each ``ServerRequest`` with the core's ``StubResponder``: canned answers on the
+/// event loop at once, closures, images and forwards on a task; then drives the answer's
+/// delivery plan with a ``DeliveryDriver`` writing HTTP/1.1 through an ``HTTP1ResponseWriter``.
+///
+/// A keep-alive client that repeats its last request, byte for byte, to a fixed canned stub is
+/// answered from that stub again without building and matching the request anew: what a stub
+/// server mostly sees, and what the benchmark measures.
+final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ServerRequest
+
+    /// The last request answered by a fixed canned stub.
+    private struct Repeatable {
+        let head: HTTPRequestHead
+        let request: StubRequest
+        let match: StubRegistry.RepeatableMatch
+    }
+
+    private let shared: ServerShared
+    private let responder: StubResponder
+    private let wireResponses: WireResponseCache
+    private var repeatable: Repeatable?
+    private var writer: HTTP1ResponseWriter?
+    private var driver: DeliveryDriver?
+    private var context: ChannelHandlerContext?
+
+    init(shared: ServerShared, wireResponses: WireResponseCache) {
+        self.shared = shared
+        self.responder = shared.responder
+        self.wireResponses = wireResponses
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        writer = HTTP1ResponseWriter(context: context)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+        // The writer holds the context, which holds this handler.
+        writer = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .refused(let answer, let request, let arrival):
+            deliver(answer, request: request, method: request.method, version: .http1_1, keepAlive: false, arrival: arrival, refused: true)
+        case .request(let head, let body, let arrival):
+            answer(head, body: body, arrival: arrival, context: context)
+        }
+    }
+
+    private func answer(_ head: HTTPRequestHead, body: ByteBuffer?, arrival: ServerRequest.Arrival, context: ChannelHandlerContext) {
+        if body == nil, let last = repeatable, Self.isRepeat(head, of: last.head),
+           let answer = responder.answerAgain(last.match, for: last.request) {
+            return deliver(answer, request: last.request, method: head.method.rawValue, version: head.version, keepAlive: head.isKeepAlive, arrival: arrival)
+        }
+        repeatable = nil
+        let request = StubRequest(head: head, body: body, scheme: shared.scheme, listener: shared.listenerAuthority)
+        if head.method == .CONNECT {
+            let answer = StubAnswer.refused(status: 501, "CONNECT (https through the proxy) is not supported: Understudy does not intercept TLS yet")
+            return deliver(answer, request: request, method: head.method.rawValue, version: head.version, keepAlive: false, arrival: arrival)
+        }
+        var repeatableMatch: StubRegistry.RepeatableMatch?
+        switch responder.decide(request, repeatable: &repeatableMatch) {
+        case .answer(let answer):
+            if let repeatableMatch {
+                repeatable = Repeatable(head: head, request: request, match: repeatableMatch)
+            }
+            deliver(answer, request: request, method: head.method.rawValue, version: head.version, keepAlive: head.isKeepAlive, arrival: arrival)
+        case .pending(let pending):
+            // In the journal (in flight) while the closure, codec or upstream works.
+            let id = responder.open(request)
+            let responder = self.responder
+            let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+            let promise = context.eventLoop.makePromise(of: StubAnswer.self)
+            promise.completeWithTask { await responder.answer(pending) }
+            promise.futureResult.whenSuccess { answer in
+                guard handler.value.context != nil else {
+                    // The connection went away while the stub was thinking.
+                    responder.close(id, request: request, startTime: arrival.start, answer: answer,
+                                    report: DeliveryReport(headSent: false, bodyBytesSent: 0, ending: .cancelled))
+                    return
+                }
+                handler.value.deliver(answer, request: request, method: head.method.rawValue, version: head.version,
+                                      keepAlive: head.isKeepAlive, arrival: arrival, journalID: id)
+            }
+        }
+    }
+
+    /// Whether `head` asks exactly what `last` did: same method, target, version and header
+    /// lines in the same order, so the request built from it would be the same.
+    private static func isRepeat(_ head: HTTPRequestHead, of last: HTTPRequestHead) -> Bool {
+        guard head.method == last.method, head.uri == last.uri, head.version == last.version,
+              head.headers.count == last.headers.count
+        else { return false }
+        return zip(head.headers, last.headers).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+    }
+
+    private func deliver(
+        _ answer: StubAnswer, request: StubRequest, method: String, version: HTTPVersion, keepAlive: Bool,
+        arrival: ServerRequest.Arrival, journalID: Int? = nil, refused: Bool = false
+    ) {
+        guard let context, let writer else { return }
+        var answer = answer
+        let wire: WireResponse
+        do {
+            wire = try wireResponses.response(for: answer.response, allocator: context.channel.allocator)
+        } catch {
+            let message = "stub \"\(answer.response.stubName ?? "")\" cannot be sent: \(error.message)"
+            answer = StubAnswer(response: .text(status: 500, message + "\n"), kind: .failed(message))
+            wire = try! WireResponse(answer.response, allocator: context.channel.allocator)
+        }
+        writer.prepare(wire, version: version, keepAlive: keepAlive && !refused, closing: answer.response.truncateAfter != nil || refused, lingering: refused)
+        let driver = DeliveryDriver(
+            answer: answer, request: request, method: method, arrival: arrival, journalID: journalID, responder: responder, writer: writer
+        )
+        self.driver = driver
+        driver.run()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        driver?.cancel()
+        driver = nil
+        context.fireChannelInactive()
+    }
+}

@@ -1,0 +1,200 @@
+import Foundation
+import Understudy
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One URL-protocol request answered by the core's ``StubResponder``: it follows redirects (on
+/// Linux) and carries out each answer's delivery plan on the protocol's client, closing each
+/// hop's journal entry with what it managed.
+struct InProcessExchange: Sendable {
+    /// Redirect hops followed before failing with `URLError(.httpTooManyRedirects)`, as URLSession.
+    static let maximumRedirects = 16
+
+    let responder: StubResponder
+    let options: StubbingOptions
+    let channel: ClientChannel
+
+    init(registry: StubRegistry, options: StubbingOptions, channel: ClientChannel) {
+        self.responder = StubResponder(
+            registry: registry, transport: .inProcess, upstream: URLSessionUpstream.shared,
+            unmatched: options.unmatched == .passThrough ? .forward(nil) : .notFound
+        )
+        self.options = options
+        self.channel = channel
+    }
+
+    func run(_ urlRequest: URLRequest) async {
+        var request = StubRequest(urlRequest)
+        var previousID: Int?
+        var hops = 0
+        while true {
+            let startTime = Date()
+            let id = responder.open(request, redirectedFrom: previousID)
+            let answer = await responder.answer(request)
+            let prepared = answer.response
+            switch answer.kind {
+            case .unmatched where options.unmatched == .fail:
+                responder.close(id, request: request, startTime: startTime, answer: answer, report: DeliveryReport(headSent: false, bodyBytesSent: 0, ending: .completed))
+                return fail(URLError(.resourceUnavailable, description: NearMiss.report(for: request, nearMisses: answer.nearMisses)))
+            case .forwarded(_, failure: let failure?):
+                // Passed through to the network, which failed: the client sees the network's error.
+                responder.close(id, request: request, startTime: startTime, answer: answer, report: DeliveryReport(headSent: false, bodyBytesSent: 0, ending: .completed))
+                return fail(URLError(.cannotConnectToHost, description: "pass-through to \(request.url.absoluteString) failed: \(failure)"))
+            case .stub where prepared.fault == nil && prepared.isFollowableRedirect:
+                guard let next = Self.redirectedRequest(from: request, response: prepared) else { break }
+                #if !canImport(FoundationNetworking)
+                // Apple's URLSession follows redirects itself when told of them.
+                return await reportRedirect(answer, for: request, to: next, id: id, startTime: startTime)
+                #endif
+                // The redirect's own delay still applies before the next hop.
+                if prepared.delay > .zero {
+                    do { try await Task.sleep(for: prepared.delay) } catch {
+                        return close(id, request, startTime, answer, sent: 0, ending: .cancelled, headSent: false)
+                    }
+                }
+                close(id, request, startTime, answer, sent: 0, ending: .completed)
+                hops += 1
+                if hops > Self.maximumRedirects {
+                    return fail(URLError(.httpTooManyRedirects, description: "more than \(Self.maximumRedirects) redirects, the last to \(next.url.absoluteString)"))
+                }
+                previousID = id
+                request = next
+                continue
+            default:
+                break
+            }
+            await deliver(answer, for: request, id: id, startTime: startTime)
+            return
+        }
+    }
+
+    // MARK: - Delivery
+
+    private func deliver(_ answer: StubAnswer, for request: StubRequest, id: Int, startTime: Date) async {
+        let prepared = answer.response
+        var sent = 0
+        var headSent = false
+        var timing = Interaction.Timing()
+        var headTime: ContinuousClock.Instant?
+        let clock = ContinuousClock(), started = clock.now
+        func ended(_ ending: DeliveryReport.Ending) {
+            if let headTime {
+                timing.wait = headTime - started
+                timing.receive = clock.now - headTime
+            } else {
+                timing.wait = clock.now - started
+            }
+            responder.close(id, request: request, startTime: startTime, answer: answer,
+                            report: DeliveryReport(headSent: headSent, bodyBytesSent: sent, ending: ending, timing: timing))
+        }
+        for action in prepared.deliveryPlan(method: request.method) {
+            guard !Task.isCancelled else { return ended(.cancelled) }
+            switch action {
+            case .wait(let duration):
+                do { try await Task.sleep(for: duration) } catch { return ended(.cancelled) }
+            case .fail(let fault):
+                if fault == .noResponse {
+                    // Hold until the request's own timeout, as a silent server would.
+                    do { try await Task.sleep(for: .seconds(request.timeoutInterval)) } catch { return ended(.cancelled) }
+                }
+                ended(.fault(fault))
+                return fail(URLError(fault.urlErrorCode, description: "Understudy injected the fault \(fault) (stub \"\(prepared.stubName ?? "")\")"))
+            case .sendHead:
+                guard let response = HTTPURLResponse(
+                    url: request.url, statusCode: prepared.status, httpVersion: "HTTP/1.1",
+                    headerFields: prepared.headers.dictionary
+                ) else {
+                    ended(.completed)
+                    return fail(URLError(.badServerResponse, description: "cannot build a response for \(request.url)"))
+                }
+                headSent = true
+                headTime = clock.now
+                channel.send { $0.urlProtocol($1, didReceive: response, cacheStoragePolicy: .notAllowed) }
+            case .sendBody(let range):
+                sent += range.count
+                channel.sendBody(prepared.body.subdata(in: range))
+            case .end:
+                // Journaled before the client hears the end, so an assertion made after the
+                // response finds the entry complete.
+                ended(.completed)
+                channel.endBody()
+            case .abort:
+                ended(.truncated(sent))
+                fail(URLError(.networkConnectionLost, description: "Understudy truncated the body after \(sent) of \(prepared.body.count) bytes (stub \"\(prepared.stubName ?? "")\")"))
+            }
+        }
+    }
+
+    // MARK: - Helpers
+
+    private func fail(_ error: any Error) {
+        let error = UncheckedBox(error)
+        channel.send { $0.urlProtocol($1, didFailWithError: error.value) }
+    }
+
+    private func close(
+        _ id: Int, _ request: StubRequest, _ startTime: Date, _ answer: StubAnswer, sent: Int, ending: DeliveryReport.Ending,
+        headSent: Bool = true
+    ) {
+        responder.close(id, request: request, startTime: startTime, answer: answer,
+                        report: DeliveryReport(headSent: headSent, bodyBytesSent: sent, ending: ending))
+    }
+
+    // MARK: - Redirects
+
+    #if !canImport(FoundationNetworking)
+    /// Apple platforms: tell URLSession of the redirect and let it ask the stubs again. (corelibs
+    /// crashes on this callback, so on Linux the loader follows redirects itself.)
+    private func reportRedirect(_ answer: StubAnswer, for request: StubRequest, to next: StubRequest, id: Int, startTime: Date) async {
+        let prepared = answer.response
+        if prepared.delay > .zero {
+            do { try await Task.sleep(for: prepared.delay) } catch {
+                return close(id, request, startTime, answer, sent: 0, ending: .cancelled, headSent: false)
+            }
+        }
+        guard let response = HTTPURLResponse(url: request.url, statusCode: prepared.status, httpVersion: "HTTP/1.1", headerFields: prepared.headers.dictionary) else { return }
+        var urlRequest = URLRequest(url: next.url)
+        urlRequest.httpMethod = next.method
+        urlRequest.httpBody = next.body
+        for field in next.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
+        close(id, request, startTime, answer, sent: 0, ending: .completed)
+        channel.send { $0.urlProtocol($1, wasRedirectedTo: urlRequest, redirectResponse: response) }
+        channel.send { $0.urlProtocolDidFinishLoading($1) }
+    }
+    #endif
+
+    /// The request a client makes after `response`: URLSession's rules (301/302/303 turn POST
+    /// into GET and drop the body; 303 turns every method but HEAD into GET; 307/308 keep both),
+    /// with a relative `Location` resolved against the current URL.
+    static func redirectedRequest(from request: StubRequest, response: PreparedResponse) -> StubRequest? {
+        guard let location = response.headers["Location"],
+              let target = URL(string: location, relativeTo: request.url)?.absoluteURL
+        else { return nil }
+        var method = request.method
+        var body = request.body
+        var headers = request.headers
+        let becomesGet: Bool
+        switch response.status {
+        case 301, 302: becomesGet = method == "POST"
+        case 303: becomesGet = method != "HEAD" && method != "GET"
+        default: becomesGet = false
+        }
+        if becomesGet {
+            method = "GET"
+            body = nil
+            for name in ["Content-Type", "Content-Length", "Content-Encoding"] { headers.remove(name) }
+        }
+        if target.host?.lowercased() != request.host {
+            headers.remove("Authorization")
+        }
+        headers.remove("Host")
+        return StubRequest(method: method, url: target, headers: headers, body: body, timeoutInterval: request.timeoutInterval)
+    }
+}
+
+extension URLError {
+    init(_ code: URLError.Code, description: String) {
+        self.init(code, userInfo: [NSLocalizedDescriptionKey: description])
+    }
+}
