@@ -1,16 +1,54 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// A value guarded by a lock. `Synchronization.Mutex` would do, but needs macOS 15.
-final class LockedState<State>: @unchecked Sendable {
-    // @unchecked: `state` is only touched inside `withLock`, under `lock`.
+/// A value guarded by a lock: the one place the package shares mutable state between threads.
+///
+/// `Synchronization.Mutex` would do, but it needs macOS 15 / iOS 18; this keeps older
+/// deployment targets working for test authors on Apple platforms.
+///
+/// On Linux the lock is an adaptive pthread mutex, which spins briefly before sleeping: a stub
+/// server's event loops take the journal's and the registry's locks for well under a
+/// microsecond per request, and a plain mutex put the loser of a race to sleep in the kernel
+/// (a futex wait and a context switch) for one in eight requests.
+package final class LockedState<State>: @unchecked Sendable {
+    #if canImport(Glibc)
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    #else
     private let lock = NSLock()
+    #endif
     private var state: State
 
-    init(_ state: State) { self.state = state }
+    package init(_ state: State) {
+        self.state = state
+        #if canImport(Glibc)
+        mutex = .allocate(capacity: 1)
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
+        let status = pthread_mutex_init(mutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
+        precondition(status == 0, "pthread_mutex_init returned \(status)")
+        #endif
+    }
 
-    func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+    deinit {
+        #if canImport(Glibc)
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+        #endif
+    }
+
+    @discardableResult
+    package func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
+        #if canImport(Glibc)
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        #else
         lock.lock()
         defer { lock.unlock() }
+        #endif
         return try body(&state)
     }
 }

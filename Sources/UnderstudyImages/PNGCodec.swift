@@ -1,4 +1,4 @@
-import CUnderstudyPNG
+internal import CUnderstudyPNG
 import Foundation
 
 /// libpng, through the setjmp-guarding shims of CUnderstudyPNG.

@@ -1,4 +1,4 @@
-import CUnderstudyWebP
+internal import CUnderstudyWebP
 import Foundation
 
 /// libwebp and libwebpdemux.

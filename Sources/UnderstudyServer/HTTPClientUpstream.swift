@@ -1,7 +1,7 @@
-import AsyncHTTPClient
+internal import AsyncHTTPClient
 import Foundation
-import NIOCore
-import NIOHTTP1
+internal import NIOCore
+internal import NIOHTTP1
 import Understudy
 
 /// Fetches `.forward` stubs and `--proxy-unmatched` requests with AsyncHTTPClient, without

@@ -1,5 +1,5 @@
-import NIOCore
-import NIOHTTP1
+internal import NIOCore
+internal import NIOHTTP1
 
 /// The handlers of a connection, in order, each one concern (the swift-nio way):
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import NIOCore
+internal import NIOCore
 import Understudy
 
 /// What every connection's handler shares: the registry, settings, upstream client and the

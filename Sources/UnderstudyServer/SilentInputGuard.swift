@@ -1,5 +1,5 @@
-import NIOCore
-import NIOHTTP1
+internal import NIOCore
+internal import NIOHTTP1
 
 /// Closes a connection whose input stops producing anything: more than `limit` bytes in a row
 /// from which the request decoder makes no head, body or end. Heads have their own limits (431)

@@ -1,6 +1,6 @@
 import Foundation
-import NIOCore
-import NIOHTTP1
+internal import NIOCore
+internal import NIOHTTP1
 import Understudy
 
 /// Answers each ``ServerRequest`` with the core's ``StubResponder``: canned answers on the

@@ -1,7 +1,7 @@
 import Foundation
-import NIOCore
-import NIOHTTP1
-import NIOPosix
+internal import NIOCore
+internal import NIOHTTP1
+internal import NIOPosix
 import Understudy
 
 /// The stub registry on real sockets: an HTTP/1.1 origin server and forward proxy.

@@ -1,6 +1,6 @@
 import Foundation
-import NIOCore
-import NIOHTTP1
+internal import NIOCore
+internal import NIOHTTP1
 import Understudy
 
 /// A prepared response as bytes for the wire: its head framed once (status line and validated

@@ -6,11 +6,20 @@ import FoundationNetworking
 
 /// Fetches `.forward` and pass-through requests through a plain session that never sees the
 /// stubs, and does not follow redirects (the client sees the upstream's own answer).
-final class URLSessionUpstream: NSObject, UpstreamFetcher, URLSessionTaskDelegate, @unchecked Sendable {
+final class URLSessionUpstream: NSObject, UpstreamFetcher, URLSessionTaskDelegate, Sendable {
     static let shared = URLSessionUpstream()
 
-    private lazy var session: URLSession = URLSession(configuration: .ephemeral, delegate: self, delegateQueue: nil)
-    private let sessionLock = NSLock()
+    // Made on first use: the session keeps its delegate (this object) alive.
+    private let madeSession = LockedState<URLSession?>(nil)
+
+    private var session: URLSession {
+        madeSession.withLock { made in
+            if let made { return made }
+            let session = URLSession(configuration: .ephemeral, delegate: self, delegateQueue: nil)
+            made = session
+            return session
+        }
+    }
 
     func fetch(_ request: StubRequest) async throws -> UpstreamResponse {
         var urlRequest = URLRequest(url: request.url)
@@ -19,7 +28,6 @@ final class URLSessionUpstream: NSObject, UpstreamFetcher, URLSessionTaskDelegat
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
         }
         urlRequest.httpBody = request.body
-        let session = sessionLock.withLock { self.session }
         let (data, response) = try await session.data(for: urlRequest)
         guard let http = response as? HTTPURLResponse else {
             throw RenderError(status: 502, "upstream \(request.url.absoluteString) did not answer over HTTP")

@@ -4,11 +4,10 @@ import UnderstudyServer
 
 /// Prints the request log of `serve`: a line per interaction on stdout, and a note whenever the
 /// journal limit drops entries (never silently).
-final class ServeLogWriter: @unchecked Sendable {
+final class ServeLogWriter: Sendable {
     private let format: ServeLogFormat
     private let log: RequestLog
-    private let lock = NSLock()
-    private var reportedDrops = 0
+    private let reportedDrops = LockedState(0)
 
     init(format: ServeLogFormat) {
         self.format = format
@@ -22,7 +21,7 @@ final class ServeLogWriter: @unchecked Sendable {
             lines.append(line)
         }
         let dropped = journal.droppedCount
-        lock.withLock {
+        reportedDrops.withLock { reportedDrops in
             if dropped > reportedDrops, let limit = journal.limit, let line = log.journalDropLine(limit: limit, dropped: dropped) {
                 lines.append(line)
                 reportedDrops = dropped

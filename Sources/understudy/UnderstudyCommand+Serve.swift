@@ -102,23 +102,26 @@ func waitForTerminationSignal() async {
 }
 
 /// Resumes a continuation once, however many signals arrive; keeps the signal sources alive.
-final class SignalLatch: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<Void, Never>?
-    private var sources: [any DispatchSourceSignal] = []
+final class SignalLatch: Sendable {
+    private struct State: @unchecked Sendable {  // dispatch sources are thread-safe; only kept here
+        var continuation: CheckedContinuation<Void, Never>?
+        var sources: [any DispatchSourceSignal] = []
+    }
+
+    private let state: LockedState<State>
 
     init(_ continuation: CheckedContinuation<Void, Never>) {
-        self.continuation = continuation
+        state = LockedState(State(continuation: continuation))
     }
 
     func keep(_ source: any DispatchSourceSignal) {
-        lock.withLock { sources.append(source) }
+        state.withLock { $0.sources.append(source) }
     }
 
     func fire() {
-        let pending = lock.withLock { () -> CheckedContinuation<Void, Never>? in
-            defer { continuation = nil }
-            return continuation
+        let pending = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            defer { state.continuation = nil }
+            return state.continuation
         }
         pending?.resume()
     }

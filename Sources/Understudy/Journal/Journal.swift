@@ -1,4 +1,4 @@
-import DequeModule
+internal import DequeModule
 import Foundation
 
 /// Every interaction, matched or not, in the order requests arrived: what tests assert on.

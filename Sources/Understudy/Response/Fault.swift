@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// A network failure a stub injects instead of (or in the middle of) a response.
 ///

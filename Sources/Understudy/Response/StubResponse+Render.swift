@@ -4,22 +4,22 @@ import UnderstudyImages
 /// A real HTTP exchange done on a stub's behalf, for `.forward(to:)` and pass-through.
 ///
 /// Each transport supplies its own: in-process a plain `URLSession`, the server AsyncHTTPClient.
-public protocol UpstreamFetcher: Sendable {
+package protocol UpstreamFetcher: Sendable {
     /// Performs `request` against the network and returns what came back.
     func fetch(_ request: StubRequest) async throws -> UpstreamResponse
 }
 
 /// What an upstream answered.
-public struct UpstreamResponse: Sendable {
+package struct UpstreamResponse: Sendable {
     /// The status code.
-    public var status: Int
+    package var status: Int
     /// The headers as received.
-    public var headers: HeaderFields
+    package var headers: HeaderFields
     /// The body, decoded of any transfer coding.
-    public var body: Data
+    package var body: Data
 
     /// Creates an upstream response.
-    public init(status: Int, headers: HeaderFields, body: Data) {
+    package init(status: Int, headers: HeaderFields, body: Data) {
         self.status = status
         self.headers = headers
         self.body = body
@@ -27,18 +27,18 @@ public struct UpstreamResponse: Sendable {
 }
 
 /// What rendering a response needs from the transport running it.
-public struct RenderContext: Sendable {
+package struct RenderContext: Sendable {
     /// Fetches `.forward` responses; `nil` makes them fail with a 502.
-    public var upstream: (any UpstreamFetcher)?
+    package var upstream: (any UpstreamFetcher)?
     /// Transcodes image bodies; `nil` uses the registry's (``StubRegistry/transcoder``), or
     /// ``ImageTranscoder/shared`` when rendering outside a registry.
-    public var transcoder: ImageTranscoder?
+    package var transcoder: ImageTranscoder?
 
     /// Creates a context.
     /// - Parameters:
     ///   - upstream: fetches `.forward` responses.
     ///   - transcoder: transcodes image bodies; `nil` for the registry's.
-    public init(upstream: (any UpstreamFetcher)? = nil, transcoder: ImageTranscoder? = nil) {
+    package init(upstream: (any UpstreamFetcher)? = nil, transcoder: ImageTranscoder? = nil) {
         self.upstream = upstream
         self.transcoder = transcoder
     }
@@ -62,7 +62,7 @@ public struct RenderError: Error, Sendable, CustomStringConvertible {
 
 extension StubResponse {
     /// Whether rendering needs to wait for something: an upstream, a codec, nothing else.
-    public var rendersImmediately: Bool {
+    package var rendersImmediately: Bool {
         guard transcode == nil else { return false }
         switch body {
         case .image, .forward: return false
@@ -75,7 +75,7 @@ extension StubResponse {
     ///   - request: the request being answered.
     ///   - stubName: the answering stub's name, sent as `X-Understudy-Stub`.
     ///   - context: the transport's upstream fetcher and transcoder.
-    public func render(for request: StubRequest, stubName: String?, context: RenderContext) async throws -> PreparedResponse {
+    package func render(for request: StubRequest, stubName: String?, context: RenderContext) async throws -> PreparedResponse {
         if let immediate = try renderImmediately(for: request, stubName: stubName) {
             return immediate
         }
@@ -128,7 +128,7 @@ extension StubResponse {
 
     /// Renders without suspending when nothing needs waiting for (see ``rendersImmediately``),
     /// so a transport can answer canned responses on the spot; `nil` otherwise.
-    public func renderImmediately(for request: StubRequest, stubName: String?) throws -> PreparedResponse? {
+    package func renderImmediately(for request: StubRequest, stubName: String?) throws -> PreparedResponse? {
         guard rendersImmediately else { return nil }
         var headers: HeaderFields = [:]
         var bodyData = Data()

@@ -1,5 +1,5 @@
 import Foundation
-import Yams
+internal import Yams
 
 /// The shape of a composed YAML (or JSON) node, as the stub-file schema sees it.
 enum NodeKind {

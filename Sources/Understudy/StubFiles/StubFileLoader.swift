@@ -1,5 +1,5 @@
 import Foundation
-import Yams
+internal import Yams
 
 /// Reads stub files (YAML or JSON, one schema) into ``Stub`` values.
 ///

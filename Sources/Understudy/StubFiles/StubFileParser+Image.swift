@@ -1,6 +1,6 @@
 import Foundation
 import UnderstudyImages
-import Yams
+internal import Yams
 
 extension StubFileParser {
     /// The values of `image.as`, in the order messages list them.

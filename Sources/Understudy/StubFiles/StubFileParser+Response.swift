@@ -1,6 +1,6 @@
 import Foundation
 import UnderstudyImages
-import Yams
+internal import Yams
 
 extension StubFileParser {
     static let responseKeys = [

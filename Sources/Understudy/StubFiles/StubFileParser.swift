@@ -1,5 +1,5 @@
 import Foundation
-import Yams
+internal import Yams
 
 /// A stub read from a file, kept even when invalid so that duplicate names can be reported.
 struct ParsedStub {

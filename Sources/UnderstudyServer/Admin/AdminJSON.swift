@@ -10,14 +10,14 @@ package enum AdminJSON {
         /// The journal's state.
         package struct JournalState: Sendable, Hashable, Codable {
             /// Entries kept.
-            public var count: Int
+            package var count: Int
             /// Entries dropped to stay within `limit`.
-            public var dropped: Int
+            package var dropped: Int
             /// The most entries kept; `null` when unlimited.
-            public var limit: Int?
+            package var limit: Int?
 
             /// Creates a journal summary.
-            public init(count: Int, dropped: Int, limit: Int?) {
+            package init(count: Int, dropped: Int, limit: Int?) {
                 self.count = count
                 self.dropped = dropped
                 self.limit = limit
@@ -25,7 +25,7 @@ package enum AdminJSON {
 
             private enum CodingKeys: String, CodingKey { case count, dropped, limit }
 
-            public func encode(to encoder: any Encoder) throws {
+            package func encode(to encoder: any Encoder) throws {
                 var container = encoder.container(keyedBy: CodingKeys.self)
                 try container.encode(count, forKey: .count)
                 try container.encode(dropped, forKey: .dropped)
@@ -145,12 +145,12 @@ package enum AdminJSON {
         /// One matcher part that failed.
         package struct Difference: Sendable, Hashable, Codable {
             /// The part, e.g. `host is img.example.com`.
-            public var expected: String
+            package var expected: String
             /// What the request had, e.g. `cdn.example.com`.
-            public var actual: String
+            package var actual: String
 
             /// Creates a difference.
-            public init(expected: String, actual: String) {
+            package init(expected: String, actual: String) {
                 self.expected = expected
                 self.actual = actual
             }

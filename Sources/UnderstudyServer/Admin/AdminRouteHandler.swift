@@ -1,6 +1,6 @@
 import Foundation
-import NIOCore
-import NIOHTTP1
+internal import NIOCore
+internal import NIOHTTP1
 import Understudy
 
 /// Sends requests under `/__admin/` to the ``AdminAPI`` and writes its answers; every other

@@ -1,5 +1,5 @@
 import Foundation
-import NIOCore
+internal import NIOCore
 import Understudy
 
 /// Carries out one answer's ``DeliveryPlan`` against a ``ResponseWriter`` on its event loop,

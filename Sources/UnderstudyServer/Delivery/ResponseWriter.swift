@@ -1,4 +1,4 @@
-import NIOCore
+internal import NIOCore
 import Understudy
 
 /// Where a ``DeliveryDriver`` carries out a delivery plan: an HTTP/1.1 connection today, an

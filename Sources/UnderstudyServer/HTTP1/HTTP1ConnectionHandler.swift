@@ -1,6 +1,6 @@
 import Foundation
-import NIOCore
-import NIOHTTP1
+internal import NIOCore
+internal import NIOHTTP1
 import Understudy
 
 /// An HTTP/1.1 connection's manners, behind NIOHTTP1's request decoder and in front of the

@@ -1,6 +1,6 @@
 import Foundation
-import NIOCore
-import NIOHTTP1
+internal import NIOCore
+internal import NIOHTTP1
 import Understudy
 
 /// Writes one connection's responses as HTTP/1.1 bytes: the head and body a ``WireResponse``

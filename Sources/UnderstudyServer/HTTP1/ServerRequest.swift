@@ -1,6 +1,6 @@
 import Foundation
-import NIOCore
-import NIOHTTP1
+internal import NIOCore
+internal import NIOHTTP1
 import Understudy
 
 /// What ``HTTP1ConnectionHandler`` passes on: a whole request, or the refusal of one it would
