@@ -23,6 +23,9 @@ struct ListenOptions: ParsableArguments {
     @Option(name: .customLong("head-timeout"), help: "How long a connection may take to send a request head (or stay idle between requests), e.g. 30s or 500ms.")
     var headTimeout = "30s"
 
+    @Option(name: .customLong("body-timeout"), help: "How long a request body may take to arrive in full, from its head, e.g. 30s; then 408.")
+    var bodyTimeout = "30s"
+
     func validate() throws {
         guard (0...65_535).contains(port) else {
             throw ValidationError("--port \(port) is out of range; expected 0 to 65535")
@@ -33,6 +36,9 @@ struct ListenOptions: ParsableArguments {
         guard let timeout = Delay.parseDuration(headTimeout), timeout > .zero else {
             throw ValidationError("--head-timeout '\(headTimeout)' is not a positive duration; expected something like 30s or 500ms")
         }
+        guard let timeout = Delay.parseDuration(bodyTimeout), timeout > .zero else {
+            throw ValidationError("--body-timeout '\(bodyTimeout)' is not a positive duration; expected something like 30s or 500ms")
+        }
     }
 
     /// `configuration` with these options' limits on request heads.
@@ -40,6 +46,7 @@ struct ListenOptions: ParsableArguments {
         var configuration = configuration
         configuration.maxHeaderCount = maxHeaderCount
         configuration.requestHeadTimeout = Delay.parseDuration(headTimeout) ?? configuration.requestHeadTimeout
+        configuration.bodyTimeout = Delay.parseDuration(bodyTimeout) ?? configuration.bodyTimeout
         return configuration
     }
 }
