@@ -13,11 +13,19 @@ extension UnderstudyCommand {
                 """
         )
 
-        @Argument(help: "Stub directories (read recursively) or stub files.")
-        var paths: [String] = ["Stubs"]
+        @Argument(help: "Stub directories (read recursively) or stub files (default: Stubs, unless --wiremock is given).")
+        var paths: [String] = []
+
+        @Option(name: .customLong("wiremock"), help: ArgumentHelp(
+            "A WireMock directory (mappings/ and __files/) to check as well; repeatable.", valueName: "dir"
+        ))
+        var wireMockDirectories: [String] = []
 
         func run() throws {
-            let check = StubFileCheck(paths: paths.map { URL(fileURLWithPath: $0) })
+            let stubPaths = paths.isEmpty && wireMockDirectories.isEmpty ? ["Stubs"] : paths
+            let check = StubFileCheck(
+                paths: stubPaths.map { URL(fileURLWithPath: $0) }, wireMock: wireMockDirectories.map { URL(fileURLWithPath: $0) }
+            )
             guard check.isValid else {
                 let report = check.errors.joined(separator: "\n") + "\n"
                 FileHandle.standardError.write(Data(report.utf8))
