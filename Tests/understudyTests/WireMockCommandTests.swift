@@ -1,4 +1,5 @@
 import Foundation
+@testable import understudy
 import XCTest
 
 /// `understudy check --wiremock` and `understudy serve --wiremock`, through the built binary.
@@ -18,6 +19,14 @@ final class WireMockCommandTests: XCTestCase {
         let url = base.appendingPathComponent(path)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         try text.write(to: url, atomically: true, encoding: .utf8)
+    }
+
+    func testWireMockDirectoriesAloneDoNotCheckStubs() throws {
+        let check = try UnderstudyCommand.Check.parse(["--wiremock", "a", "--wiremock", "b"])
+        XCTAssertEqual(check.paths, [])
+        XCTAssertEqual(check.wireMockDirectories, ["a", "b"])
+        XCTAssertEqual(try UnderstudyCommand.Check.parse(["S", "--wiremock", "a"]).paths, ["S"])
+        XCTAssertEqual(try UnderstudyCommand.Serve.parse(["--wiremock", "a"]).wireMockDirectories, ["a"])
     }
 
     func testCheckReportsTheFixtureAndEveryErrorWithExitCode2() throws {

@@ -152,15 +152,11 @@ final class WireMockDifferentialTests: XCTestCase {
     }
 
     /// What one client saw.
-    struct Observed: Equatable {
+    struct Observed {
         var curlExit: Int32
         var status: Int?
         var headers: [(name: String, value: String)]
         var body: Data
-
-        static func == (lhs: Observed, rhs: Observed) -> Bool {
-            lhs.curlExit == rhs.curlExit && lhs.status == rhs.status && lhs.body == rhs.body
-        }
 
         func values(of name: String) -> [String] {
             headers.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)

@@ -151,8 +151,9 @@ extension WireMockParser {
         var values: [String: (Double, Node)] = [:]
         for field in fields(node, path, supported: ["type"] + parameters) ?? [] where field.key != "type" {
             let fieldPath = join(path, field.key)
-            let value = field.key == "sigma"
-                ? number(field.value, fieldPath, expected: "a number >= 0")
+            // WireMock reads `lower` and `upper` as Java ints, `median` and `sigma` as doubles.
+            let value = type == "lognormal"
+                ? number(field.value, fieldPath, expected: field.key == "sigma" ? "a number >= 0" : "milliseconds, a number >= 0")
                 : integer(field.value, fieldPath, expected: "milliseconds, an integer >= 0", minimum: 0).map(Double.init)
             if let value {
                 if value < 0 {
