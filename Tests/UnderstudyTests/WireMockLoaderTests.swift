@@ -20,10 +20,10 @@ final class WireMockLoaderTests: XCTestCase {
     func testFixtureLoadsEveryMappingInByteWisePathOrder() throws {
         let loaded = try WireMockLoader.load(from: fixture)
         XCTAssertEqual(loaded.files.map { String($0.split(separator: "/").suffix(2).joined(separator: "/")) }, [
-            "mappings/bodies.json", "mappings/faults.json", "mappings/matching.json", "more/single-by-id.json",
+            "mappings/bodies.json", "mappings/faults.json", "mappings/matching.json", "more/no-response.json", "more/single-by-id.json",
             "more/unnamed.json", "mappings/priority.json", "mappings/timing.json",
         ])
-        XCTAssertEqual(loaded.stubs.count, 37)
+        XCTAssertEqual(loaded.stubs.count, 38)
         let names = Set(loaded.stubs.map(\.name))
         XCTAssertTrue(names.isSuperset(of: ["hello", "8c5db8b0-2db4-4ad7-a99f-38c9b00da3f7", "unnamed-1", "fault-random"]))
     }

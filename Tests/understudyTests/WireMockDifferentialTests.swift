@@ -39,6 +39,7 @@ final class WireMockDifferentialTests: XCTestCase {
             Probe("HEAD", "/head-only"),
             Probe("GET", "/head-only", unmatched: true),
             Probe("GET", "/single"),
+            Probe("GET", "/no-response"),
             Probe("GET", "/nothing-here", unmatched: true),
         ])
     }
