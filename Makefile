@@ -49,7 +49,7 @@ deps:
 		apt-get update && apt-get install -y libwebp-dev libpng-dev pkg-config; \
 	fi
 
-# What the tests use as independent references: cwebp/dwebp/img2webp, pngcheck, curl, chromium, Pillow, mitmproxy.
+# What the tests use as independent references: cwebp/dwebp/img2webp, pngcheck, curl, chromium, Pillow, mitmproxy, WireMock.
 test-deps: deps
 	@if ! command -v cwebp >/dev/null 2>&1 || ! command -v dwebp >/dev/null 2>&1 || ! command -v img2webp >/dev/null 2>&1 || ! command -v pngcheck >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then \
 		echo "Installing webp pngcheck curl"; \
@@ -62,6 +62,15 @@ test-deps: deps
 	@if ! $(VENV)/bin/python -c "import PIL" >/dev/null 2>&1 || [ ! -x $(VENV)/bin/mitmdump ]; then \
 		echo "Creating $(VENV) with Pillow and mitmproxy"; \
 		python3 -m venv $(VENV) && $(VENV)/bin/pip install --quiet 'Pillow>=10' 'mitmproxy>=10.1'; \
+	fi
+	@if ! command -v java >/dev/null 2>&1; then \
+		echo "Installing openjdk-17-jre-headless (WireMockDifferentialTests run WireMock itself)"; \
+		apt-get -o DPkg::Lock::Timeout=900 update && apt-get -o DPkg::Lock::Timeout=900 install -y openjdk-17-jre-headless; \
+	fi
+	@if ! ls $(VENV)/lib/python3*/site-packages/wiremock/server/wiremock-standalone-2.35.1.jar >/dev/null 2>&1; then \
+		echo "Installing wiremock into $(VENV) (its PyPI package ships WireMock 2.35.1's standalone jar)"; \
+		[ -x $(VENV)/bin/pip ] || python3 -m venv $(VENV); \
+		$(VENV)/bin/pip install --quiet 'wiremock==2.7.0'; \
 	fi
 
 clean:

@@ -28,7 +28,7 @@ public final class StubRegistry: Sendable {
         var nextSequence = 0
         var index: StubIndex?
         /// Directories and files loaded from, for ``reset()``.
-        var sources: [URL] = []
+        var sources: [StubSource] = []
     }
 
     let state = LockedState(State())

@@ -13,11 +13,25 @@ extension UnderstudyCommand {
                 """
         )
 
-        @Argument(help: "Stub directories (read recursively) or stub files.")
-        var paths: [String] = ["Stubs"]
+        @Argument(help: ArgumentHelp(
+            "Stub directories (read recursively) or stub files (default: Stubs, unless --wiremock is given).", valueName: "paths"
+        ))
+        var givenPaths: [String] = []
+
+        @Option(name: .customLong("wiremock"), help: ArgumentHelp(
+            "A WireMock directory (mappings/ and __files/) to check as well; repeatable.", valueName: "dir"
+        ))
+        var wireMockDirectories: [String] = []
+
+        /// The stub paths to check: those given, else `Stubs` unless only WireMock directories were given.
+        var paths: [String] {
+            givenPaths.isEmpty && wireMockDirectories.isEmpty ? ["Stubs"] : givenPaths
+        }
 
         func run() throws {
-            let check = StubFileCheck(paths: paths.map { URL(fileURLWithPath: $0) })
+            let check = StubFileCheck(
+                paths: paths.map { URL(fileURLWithPath: $0) }, wireMock: wireMockDirectories.map { URL(fileURLWithPath: $0) }
+            )
             guard check.isValid else {
                 let report = check.errors.joined(separator: "\n") + "\n"
                 FileHandle.standardError.write(Data(report.utf8))

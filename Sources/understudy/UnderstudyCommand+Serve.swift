@@ -12,8 +12,14 @@ extension UnderstudyCommand {
             discussion: "Prints one ready line; SIGINT or SIGTERM stops it cleanly (exit 0)."
         )
 
-        @Argument(help: "Stub directories or files (default: Stubs).")
+        @Argument(help: "Stub directories or files (default: Stubs, unless --wiremock is given).")
         var directories: [String] = []
+
+        @Option(name: .customLong("wiremock"), help: ArgumentHelp(
+            "A WireMock directory (mappings/ and __files/) to serve as well; repeatable. Loaded after the stub directories.",
+            valueName: "dir"
+        ))
+        var wireMockDirectories: [String] = []
 
         @Option(name: .customLong("proxy-unmatched"), help: "Forward unmatched requests to this URL instead of answering 404.")
         var proxyUnmatched: String?
@@ -38,11 +44,16 @@ extension UnderstudyCommand {
         }
 
         func run() async throws {
-            let sources = directories.isEmpty ? ["Stubs"] : directories
+            let stubSources = directories.isEmpty && wireMockDirectories.isEmpty ? ["Stubs"] : directories
+            let sources = stubSources + wireMockDirectories
             let registry = StubRegistry(journalLimit: journalLimit)
-            for source in sources {
+            for (index, source) in sources.enumerated() {
                 do {
-                    try registry.load(from: URL(fileURLWithPath: source))
+                    if index < stubSources.count {
+                        try registry.load(from: URL(fileURLWithPath: source))
+                    } else {
+                        try registry.load(wireMock: URL(fileURLWithPath: source))
+                    }
                 } catch {
                     FileHandle.standardError.write(Data("\(error)\n".utf8))
                     throw ExitCode(2)

@@ -166,6 +166,7 @@ extension StubResponse {
     /// The stub's own headers over ours, the framing headers, the delay drawn.
     private func prepared(status: Int, headers base: HeaderFields, body: Data, fault: Fault?, stubName: String?) -> PreparedResponse {
         var headers = base
+        if !infersContentType { headers.remove("Content-Type") }
         headers.merge(self.headers)
         if headers["Content-Length"] == nil {
             headers["Content-Length"] = String(body.count)

@@ -40,6 +40,8 @@ public struct StubResponse: Sendable {
     public private(set) var truncateAfter: Int?
     /// The format a canned or forwarded image body is converted to, if any (see ``transcoded(to:)``).
     public private(set) var transcode: ImageFormat?
+    /// Whether rendering adds the Content-Type the body implies (see ``withoutInferredContentType()``).
+    private(set) var infersContentType = true
 
     init(body: Body, status: Int = 200) {
         self.body = body
@@ -195,6 +197,14 @@ public struct StubResponse: Sendable {
     public func truncated(after bytes: Int) -> StubResponse {
         var copy = self
         copy.truncateAfter = max(0, bytes)
+        return copy
+    }
+
+    /// The same response sending no Content-Type unless ``headers(_:)`` gives one, as WireMock
+    /// mappings answer.
+    func withoutInferredContentType() -> StubResponse {
+        var copy = self
+        copy.infersContentType = false
         return copy
     }
 

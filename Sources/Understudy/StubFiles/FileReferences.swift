@@ -10,6 +10,8 @@ struct FileReferences: Sendable {
     let rootDisplay: String
     /// The stub file's directory, absolute and inside `root`.
     let directory: String
+    /// What relative paths are relative to, as messages say it.
+    var relativeTo = "the stub file"
 
     struct Problem: Error {
         let message: String
@@ -17,11 +19,11 @@ struct FileReferences: Sendable {
 
     func resolve(_ reference: String) -> Result<URL, Problem> {
         guard !reference.isEmpty else {
-            return .failure(Problem(message: "the path is empty; expected a path relative to the stub file"))
+            return .failure(Problem(message: "the path is empty; expected a path relative to \(relativeTo)"))
         }
         guard !reference.hasPrefix("/") else {
             return .failure(Problem(
-                message: "absolute path '\(reference)' is refused; expected a path relative to the stub file, inside \(rootDisplay)"
+                message: "absolute path '\(reference)' is refused; expected a path relative to \(relativeTo), inside \(rootDisplay)"
             ))
         }
         guard let lexical = Self.normalize(directory + "/" + reference), Self.path(lexical, isInside: root) else {

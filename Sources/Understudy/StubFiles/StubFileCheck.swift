@@ -11,6 +11,8 @@ import Foundation
 public struct StubFileCheck: Sendable {
     /// The directories and files checked, as given.
     public let paths: [URL]
+    /// The WireMock directories checked, as given.
+    public let wireMockDirectories: [URL]
     /// One line per issue, in path order, then file order, then line order.
     public let errors: [String]
     /// The number of valid stubs read.
@@ -18,16 +20,19 @@ public struct StubFileCheck: Sendable {
     /// The number of stub files read.
     public let fileCount: Int
 
-    /// Checks each directory (recursively) or file, each as its own load.
-    /// - Parameter paths: directories or files; messages name them by their `relativePath`.
-    public init(paths: [URL]) {
+    /// Checks each directory (recursively) or file, each as its own load, then each WireMock directory.
+    /// - Parameters:
+    ///   - paths: directories or files of stub files; messages name them by their `relativePath`.
+    ///   - wireMock: WireMock directories (`mappings/` and `__files/`), read as ``WireMockLoader`` does.
+    public init(paths: [URL], wireMock: [URL] = []) {
         self.paths = paths
+        self.wireMockDirectories = wireMock
         var errors: [String] = []
         var stubCount = 0
         var fileCount = 0
-        for path in paths {
+        for (index, path) in (paths + wireMock).enumerated() {
             do {
-                let loaded = try StubFileLoader.load(from: path)
+                let loaded = index < paths.count ? try StubFileLoader.load(from: path) : try WireMockLoader.load(from: path)
                 stubCount += loaded.stubs.count
                 fileCount += loaded.files.count
             } catch let error as StubFileError {
@@ -53,7 +58,7 @@ public struct StubFileCheck: Sendable {
 
     /// `OK: 12 stubs in 3 files from Stubs` (paths comma-separated); with issues, how many.
     public var summary: String {
-        let sources = paths.map(\.relativePath).joined(separator: ", ")
+        let sources = (paths + wireMockDirectories).map(\.relativePath).joined(separator: ", ")
         guard isValid else {
             return "\(errors.count) \(errors.count == 1 ? "error" : "errors") in stub files from \(sources)"
         }

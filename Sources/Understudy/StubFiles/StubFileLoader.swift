@@ -247,9 +247,26 @@ public enum StubFileLoader {
     /// The document's node tree, or `nil` with a syntax issue reported. JSON is checked with
     /// `JSONSerialization` first, so that what YAML would accept but JSON does not is refused.
     private static func compose(_ text: String, format: Format, parser: inout StubFileParser) -> Node?? {
-        if format == .json, let (line, message) = jsonSyntaxError(text) {
-            parser.report(line: line, path: "", "invalid JSON: \(message)")
+        switch composeDocument(text, format: format) {
+        case .success(let root):
+            return .some(root)
+        case .failure(let problem):
+            parser.report(line: problem.line, path: "", problem.message)
             return nil
+        }
+    }
+
+    /// A syntax problem in a document: its line and what is wrong.
+    struct SyntaxProblem: Error {
+        let line: Int
+        let message: String
+    }
+
+    /// The document's node tree (`nil` for an empty document), or the syntax problem that stops
+    /// it being read; shared with the WireMock loader so both report syntax the same way.
+    static func composeDocument(_ text: String, format: Format) -> Result<Node?, SyntaxProblem> {
+        if format == .json, let (line, message) = jsonSyntaxError(text) {
+            return .failure(SyntaxProblem(line: line, message: "invalid JSON: \(message)"))
         }
         do {
             let root = try Yams.compose(yaml: text)
@@ -257,17 +274,15 @@ public enum StubFileLoader {
             // refuses only documents that aliases multiply (a YAML "billion laughs").
             let limit = max(maximumExpandedNodes, text.utf8.count)
             if let root, root.hasMoreNodes(than: limit) {
-                parser.report(line: 1, path: "", """
+                return .failure(SyntaxProblem(line: 1, message: """
                     aliases expand the document to more than \(limit) nodes; expected at most \(limit), \
                     the larger of \(maximumExpandedNodes) and its size in bytes
-                    """)
-                return nil
+                    """))
             }
-            return .some(root)
+            return .success(root)
         } catch {
             let (line, message) = yamlSyntaxError(error, text: text)
-            parser.report(line: line, path: "", format == .json ? "invalid JSON: \(message)" : "invalid YAML: \(message)")
-            return nil
+            return .failure(SyntaxProblem(line: line, message: format == .json ? "invalid JSON: \(message)" : "invalid YAML: \(message)"))
         }
     }
 
@@ -338,7 +353,7 @@ public enum StubFileLoader {
     }
 
     /// One issue for each stub whose name an earlier stub of the same load already has.
-    private static func duplicateNameIssues(_ stubs: [(file: String, stub: ParsedStub)]) -> [StubFileError.Issue] {
+    static func duplicateNameIssues(_ stubs: [(file: String, stub: ParsedStub)]) -> [StubFileError.Issue] {
         var firstUse: [String: (file: String, line: Int)] = [:]
         var issues: [StubFileError.Issue] = []
         for (file, stub) in stubs {

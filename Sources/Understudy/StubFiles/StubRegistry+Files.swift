@@ -14,17 +14,22 @@ extension StubRegistry {
     /// - Parameter url: the directory or file.
     /// - Throws: ``StubFileError`` listing every issue in every file.
     public func load(from url: URL) throws {
-        let loaded = try StubFileLoader.load(from: url)
+        try load(StubFileLoader.load(from: url).stubs, from: .stubFiles(url))
+    }
+
+    /// Adds stubs read from `source` all at once, and remembers the source for ``reset()``.
+    func load(_ stubs: [Stub], from source: StubSource) {
         state.withLock { state in
-            state.insert(loaded.stubs)
-            if !state.sources.contains(url) {
-                state.sources.append(url)
+            state.insert(stubs)
+            if !state.sources.contains(source) {
+                state.sources.append(source)
             }
         }
     }
 
     /// Goes back to the loaded files: drops every stub (those added in code too), re-reads each
-    /// directory and file given to ``load(from:)`` from disk, so `times` and sequences start
+    /// directory and file given to ``load(from:)`` (and each WireMock directory given to
+    /// ``load(wireMock:)``) from disk, in the order first loaded, so `times` and sequences start
     /// again, and clears the journal.
     ///
     /// When a file has become invalid nothing changes, neither the stubs nor the journal.
@@ -35,7 +40,7 @@ extension StubRegistry {
         var issues: [StubFileError.Issue] = []
         for source in sources {
             do {
-                stubs += try StubFileLoader.stubs(from: source)
+                stubs += try source.load()
             } catch let error as StubFileError {
                 issues += error.issues
             }
@@ -48,9 +53,9 @@ extension StubRegistry {
         journal.clear()
     }
 
-    /// The directories and files ``load(from:)`` read, in order.
+    /// The directories and files ``load(from:)`` and ``load(wireMock:)`` read, in order.
     public var loadedSources: [URL] {
-        state.withLock { $0.sources }
+        state.withLock { $0.sources.map(\.url) }
     }
 }
 

@@ -1,0 +1,23 @@
+import Foundation
+
+/// A directory or file a registry loaded stubs from, and in which format, so ``StubRegistry/reset()``
+/// can read it again.
+enum StubSource: Sendable, Hashable {
+    /// Understudy stub files (``StubFileLoader``).
+    case stubFiles(URL)
+    /// A WireMock directory of `mappings/` and `__files/` (``WireMockLoader``).
+    case wireMock(URL)
+
+    var url: URL {
+        switch self {
+        case .stubFiles(let url), .wireMock(let url): return url
+        }
+    }
+
+    func load() throws -> [Stub] {
+        switch self {
+        case .stubFiles(let url): return try StubFileLoader.stubs(from: url)
+        case .wireMock(let url): return try WireMockLoader.load(from: url).stubs
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import Yams
+
+/// Reads a WireMock directory (`mappings/` of JSON mapping files, `__files/` of bodies) into
+/// ``Stub`` values that answer as WireMock 2.35.1 would.
+///
+/// Each file under `mappings/` (recursively, `*.json`, hidden names skipped) holds one mapping
+/// or `{"mappings": [...]}`. Files are read in byte-wise order of their paths and mappings in
+/// file order; among equal priorities the later one wins, as the newest does in WireMock (which
+/// reads files in directory order).
+///
+/// Supported, with WireMock's semantics:
+/// - mapping: `name`, `id`/`uuid` (the stub's name when there is no `name`), `priority`
+///   (1 is the highest; mapped to Understudy's as `5 - priority`, so WireMock's default 5 is 0);
+/// - `request`: `method` (or `ANY`), one of `url`, `urlPath`, `urlPattern`, `urlPathPattern`,
+///   `headers` and `queryParameters` with `equalTo` (and `caseInsensitive`), `contains`,
+///   `matches`, `absent`; `bodyPatterns` with `equalTo`, `contains`, `equalToJson`;
+/// - `response`: `status`, `body`, `jsonBody`, `base64Body`, `bodyFileName`, `headers`,
+///   `fixedDelayMilliseconds`, `delayDistribution` (uniform, lognormal), `chunkedDribbleDelay`,
+///   `fault` (`EMPTY_RESPONSE`, `CONNECTION_RESET_BY_PEER`, `MALFORMED_RESPONSE_CHUNK`,
+///   `RANDOM_DATA_THEN_CLOSE`).
+///
+/// Anything else is an issue naming the file, line and JSON path, never ignored:
+/// ```
+/// wiremock/mappings/a.json:7: request.cookies: unsupported field; supported: method, url, ...
+/// ```
+public enum WireMockLoader {
+    /// Reads every mapping file of a WireMock directory.
+    /// - Parameter directory: the directory holding `mappings/` and `__files/`; issues name
+    ///   files by its `relativePath` (`wiremock/mappings/a.json`).
+    /// - Throws: ``StubFileError`` with every issue found.
+    public static func load(from directory: URL) throws -> StubFileLoader.LoadedStubs {
+        let display = directory.relativePath
+        let absolute = FileReferences.normalize(directory.path) ?? directory.path
+        let root = FileReferences.resolvingSymlinks(absolute)
+        let mappings = FileReferences.join(root, "mappings")
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: mappings, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw StubFileError(issues: [StubFileError.Issue(
+                file: display, line: nil, path: nil,
+                message: "no mappings directory; expected a WireMock directory holding mappings/ (and __files/ for bodyFileName)"
+            )])
+        }
+        var documents: [(relative: String, refusal: String?)] = []
+        var visited: Set<String> = [FileReferences.resolvingSymlinks(mappings)]
+        collectFiles(in: mappings, relative: "mappings", root: root, into: &documents, visited: &visited)
+        documents.sort { Array($0.relative.utf8).lexicographicallyPrecedes(Array($1.relative.utf8)) }
+
+        // The root as named, not resolved: a `__files` that is a symlink to elsewhere holds
+        // nothing a mapping may use.
+        let filesRoot = FileReferences.join(root, "__files")
+        var bodyFiles = FileReferences(root: filesRoot, rootDisplay: FileReferences.join(display, "__files"), directory: filesRoot)
+        bodyFiles.relativeTo = "__files"
+
+        var perFile: [[StubFileError.Issue]] = []
+        var parsed: [(file: String, stub: ParsedStub)] = []
+        for document in documents {
+            let shown = FileReferences.join(display, document.relative)
+            if let refusal = document.refusal {
+                perFile.append([StubFileError.Issue(file: shown, line: nil, path: nil, message: refusal)])
+                continue
+            }
+            let name = ((document.relative as NSString).lastPathComponent as NSString).deletingPathExtension
+            var parser = WireMockParser(file: shown, defaultNamePrefix: name, bodyFiles: bodyFiles)
+            let stubs = parse(FileReferences.join(root, document.relative), parser: &parser)
+            perFile.append(parser.issues)
+            parsed += stubs.map { (shown, $0) }
+        }
+        let duplicates = StubFileLoader.duplicateNameIssues(parsed)
+        var issues: [StubFileError.Issue] = []
+        for (index, document) in documents.enumerated() {
+            let shown = FileReferences.join(display, document.relative)
+            issues += (perFile[index] + duplicates.filter { $0.file == shown }).enumerated()
+                .sorted { ($0.element.line ?? 0, $0.offset) < ($1.element.line ?? 0, $1.offset) }
+                .map(\.element)
+        }
+        guard issues.isEmpty else { throw StubFileError(issues: issues) }
+        return StubFileLoader.LoadedStubs(
+            stubs: parsed.compactMap(\.stub.stub), files: documents.map { FileReferences.join(display, $0.relative) }
+        )
+    }
+
+    private static func parse(_ path: String, parser: inout WireMockParser) -> [ParsedStub] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            parser.report(line: 1, path: "", "cannot read the file")
+            return []
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            parser.report(line: 1, path: "", "the file is not UTF-8 text")
+            return []
+        }
+        switch StubFileLoader.composeDocument(text, format: .json) {
+        case .success(let root):
+            return parser.parseDocument(root)
+        case .failure(let problem):
+            parser.report(line: problem.line, path: "", problem.message)
+            return []
+        }
+    }
+
+    /// Collects `*.json` files below `directory` by their path relative to the root; entries
+    /// that a symlink takes outside the root are kept as refusals. Each directory is read once.
+    private static func collectFiles(
+        in directory: String, relative: String, root: String,
+        into documents: inout [(relative: String, refusal: String?)], visited: inout Set<String>
+    ) {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory)
+        } catch {
+            documents.append((relative, "cannot list the directory: \((error as NSError).localizedDescription)"))
+            return
+        }
+        for name in names where !name.hasPrefix(".") {
+            let path = directory + "/" + name
+            let relativePath = relative + "/" + name
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { continue }
+            // WireMock reads files whose names end in `.json`, exactly.
+            guard isDirectory.boolValue || name.hasSuffix(".json") else { continue }
+            let resolved = FileReferences.resolvingSymlinks(path)
+            guard FileReferences.path(resolved, isInside: root) else {
+                documents.append((relativePath, "symlink resolves outside the WireMock directory (to \(resolved)); expected mapping files inside it"))
+                continue
+            }
+            if !isDirectory.boolValue {
+                documents.append((relativePath, nil))
+            } else if visited.insert(resolved).inserted {
+                collectFiles(in: path, relative: relativePath, root: root, into: &documents, visited: &visited)
+            }
+        }
+    }
+}

@@ -1,0 +1,238 @@
+import Foundation
+import Yams
+
+extension WireMockParser {
+    static let responseFields = [
+        "status", "body", "jsonBody", "base64Body", "bodyFileName", "headers", "fixedDelayMilliseconds",
+        "delayDistribution", "chunkedDribbleDelay", "fault",
+    ]
+    static let bodyFields = ["body", "jsonBody", "base64Body", "bodyFileName"]
+    /// WireMock's fault names, in the order messages list them, and ours.
+    static let faults: KeyValuePairs<String, Fault> = [
+        "EMPTY_RESPONSE": .emptyResponse, "CONNECTION_RESET_BY_PEER": .connectionReset,
+        "MALFORMED_RESPONSE_CHUNK": .malformedChunk, "RANDOM_DATA_THEN_CLOSE": .randomDataThenClose,
+    ]
+
+    /// What delays a response, in WireMock's terms; turned into Understudy's delay and pacing
+    /// once the body's size is known.
+    struct Timing {
+        var fixedMilliseconds = 0
+        var distribution: Delay?
+        var dribble: (chunks: Int, totalMilliseconds: Int)?
+    }
+
+    /// The `response` object as an answer. Without a `fault`, the body comes from at most one of
+    /// ``bodyFields``; `status` defaults to 200; no Content-Type is added unless `headers` has one.
+    mutating func parseResponse(_ node: Node, path: String) -> Stub.Answer? {
+        let issuesBefore = issues.count
+        guard let fields = fields(node, path, supported: Self.responseFields, expected: "a response object") else { return nil }
+        var status = 200
+        var body: (response: StubResponse, size: Int)?
+        var bodyKey: String?
+        var headers: HeaderFields?
+        var fault: Fault?
+        var timing = Timing()
+        for field in fields {
+            let fieldPath = join(path, field.key)
+            switch field.key {
+            case "status":
+                if let code = integer(field.value, fieldPath, expected: "an integer from 100 to 599") {
+                    if (100...599).contains(code) {
+                        status = code
+                    } else {
+                        report(field.value, fieldPath, "status \(code) is out of range; expected an integer from 100 to 599")
+                    }
+                }
+            case _ where Self.bodyFields.contains(field.key):
+                if let first = bodyKey {
+                    report(field.keyNode, fieldPath, "found both '\(first)' and '\(field.key)'; expected at most one of \(Self.bodyFields.joined(separator: ", "))")
+                    continue
+                }
+                bodyKey = field.key
+                body = parseBody(field.key, field.value, fieldPath)
+            case "headers":
+                headers = parseHeaders(field.value, fieldPath)
+            case "fixedDelayMilliseconds":
+                timing.fixedMilliseconds = integer(field.value, fieldPath, expected: "an integer >= 0", minimum: 0) ?? 0
+            case "delayDistribution":
+                timing.distribution = parseDistribution(field.value, fieldPath)
+            case "chunkedDribbleDelay":
+                timing.dribble = parseDribble(field.value, fieldPath)
+            case "fault":
+                guard let name = string(field.value, fieldPath, expected: "a fault name") else { continue }
+                guard let match = Self.faults.first(where: { $0.key == name }) else {
+                    report(field.value, fieldPath, "unknown fault '\(name)'; expected one of \(Self.faults.map(\.key).joined(separator: ", "))")
+                    continue
+                }
+                fault = match.value
+            default:
+                preconditionFailure("field '\(field.key)' is supported but not handled")
+            }
+        }
+        guard issues.count == issuesBefore else { return nil }
+
+        // A fault replaces the whole response in WireMock: status, headers and body go unsent.
+        var response = fault.map { StubResponse.failure($0) } ?? (body?.response ?? .status(200)).status(status)
+        if fault == nil, let headers { response = response.headers(headers) }
+        if fault != nil { timing.dribble = nil }
+        return Self.timed(Self.bare(response), bodySize: body?.size ?? 0, timing: timing)
+    }
+
+    /// The body and its size in bytes (the size paces `chunkedDribbleDelay`).
+    private mutating func parseBody(_ key: String, _ node: Node, _ path: String) -> (response: StubResponse, size: Int)? {
+        switch key {
+        case "body":
+            guard let text = string(node, path, expected: "text (use jsonBody for JSON)") else { return nil }
+            let data = Data(text.utf8)
+            return (.data(data), data.count)
+        case "jsonBody":
+            guard let data = WireMockJSON.serialized(node) else {
+                report(node, path, "a number has more than \(WireMockJSON.maximumPlainDigits) digits written out; expected smaller numbers")
+                return nil
+            }
+            return (.data(data), data.count)
+        case "base64Body":
+            guard let text = string(node, path, expected: "base64 text") else { return nil }
+            guard let data = Data(base64Encoded: text) else {
+                report(node, path, "invalid base64 (\(text.count) characters); expected base64 text like aGVsbG8=")
+                return nil
+            }
+            return (.data(data), data.count)
+        default:
+            guard let reference = string(node, path, expected: "a path inside __files") else { return nil }
+            switch bodyFiles.resolve(reference) {
+            case .success(let url):
+                let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
+                return (.file(url), size)
+            case .failure(let problem):
+                report(node, path, problem.message)
+                return nil
+            }
+        }
+    }
+
+    /// `{"Name": "value"}` or `{"Name": ["v1", "v2"]}` (the header once per value).
+    private mutating func parseHeaders(_ node: Node, _ path: String) -> HeaderFields? {
+        let issuesBefore = issues.count
+        var headers = HeaderFields()
+        for field in fields(node, path, supported: nil, expected: "an object of header names to values") ?? [] {
+            let fieldPath = join(path, field.key)
+            if case .sequence(let items) = field.value {
+                for (index, item) in items.enumerated() {
+                    if let value = string(item, "\(fieldPath)[\(index)]") { headers.add(name: field.key, value: value) }
+                }
+            } else if let value = string(field.value, fieldPath, expected: "a string or an array of strings") {
+                headers.add(name: field.key, value: value)
+            }
+        }
+        return issues.count == issuesBefore ? headers : nil
+    }
+
+    /// `{"type": "uniform", "lower": ms, "upper": ms}` or `{"type": "lognormal", "median": ms, "sigma": s}`.
+    private mutating func parseDistribution(_ node: Node, _ path: String) -> Delay? {
+        let issuesBefore = issues.count
+        guard case .mapping(let object) = node else {
+            report(node, path, "expected an object with a 'type' (uniform or lognormal), found \(WireMockJSON.found(node))")
+            return nil
+        }
+        guard let typeNode = object["type"] else {
+            report(node, path, "missing field 'type'; expected uniform or lognormal")
+            return nil
+        }
+        guard let type = string(typeNode, join(path, "type"), expected: "uniform or lognormal") else { return nil }
+        let parameters: [String]
+        switch type {
+        case "uniform": parameters = ["lower", "upper"]
+        case "lognormal": parameters = ["median", "sigma"]
+        default:
+            report(typeNode, join(path, "type"), "unsupported distribution '\(type)'; supported: uniform, lognormal")
+            return nil
+        }
+        var values: [String: (Double, Node)] = [:]
+        for field in fields(node, path, supported: ["type"] + parameters) ?? [] where field.key != "type" {
+            let fieldPath = join(path, field.key)
+            // WireMock reads `lower` and `upper` as Java ints, `median` and `sigma` as doubles.
+            let value = type == "lognormal"
+                ? number(field.value, fieldPath, expected: field.key == "sigma" ? "a number >= 0" : "milliseconds, a number >= 0")
+                : integer(field.value, fieldPath, expected: "milliseconds, an integer >= 0", minimum: 0).map(Double.init)
+            if let value {
+                if value < 0 {
+                    report(field.value, fieldPath, "expected a number >= 0, found \(WireMockJSON.found(field.value))")
+                } else {
+                    values[field.key] = (value, field.value)
+                }
+            }
+        }
+        for parameter in parameters where values[parameter] == nil && issues.count == issuesBefore {
+            report(node, path, "missing field '\(parameter)'; a \(type) distribution needs \(parameters.joined(separator: " and "))")
+        }
+        guard issues.count == issuesBefore else { return nil }
+        if type == "lognormal", let median = values["median"]?.0, let sigma = values["sigma"]?.0 {
+            return .lognormal(median: .milliseconds(median), sigma: sigma)
+        }
+        guard let (lower, lowerNode) = values["lower"], let upper = values["upper"]?.0 else { return nil }
+        guard lower <= upper else {
+            report(lowerNode, join(path, "lower"), "lower \(Int(lower)) is above upper \(Int(upper)); expected lower <= upper")
+            return nil
+        }
+        return .uniform(.milliseconds(lower) ... .milliseconds(upper))
+    }
+
+    /// `{"numberOfChunks": n, "totalDuration": ms}`.
+    private mutating func parseDribble(_ node: Node, _ path: String) -> (chunks: Int, totalMilliseconds: Int)? {
+        let issuesBefore = issues.count
+        var chunks: Int?
+        var total: Int?
+        for field in fields(node, path, supported: ["numberOfChunks", "totalDuration"]) ?? [] {
+            let fieldPath = join(path, field.key)
+            if field.key == "numberOfChunks" {
+                chunks = integer(field.value, fieldPath, expected: "an integer >= 1", minimum: 1)
+            } else {
+                total = integer(field.value, fieldPath, expected: "milliseconds, an integer >= 0", minimum: 0)
+            }
+        }
+        for (key, value) in [("numberOfChunks", chunks), ("totalDuration", total)] where value == nil && issues.count == issuesBefore {
+            report(node, path, "missing field '\(key)'; expected numberOfChunks and totalDuration")
+        }
+        guard issues.count == issuesBefore, let chunks, let total else { return nil }
+        return (chunks, total)
+    }
+
+    // MARK: - Timing
+
+    /// `response` with WireMock's timing in Understudy's terms.
+    ///
+    /// WireMock waits `fixedDelayMilliseconds` plus a draw from `delayDistribution`, then, for
+    /// `chunkedDribbleDelay`, cuts the body into `min(numberOfChunks, size)` chunks and sleeps
+    /// `totalDuration / chunks` before each, the head going out with the first. Understudy keeps
+    /// the moments a client can see: the head after the delays plus one interval, the last byte
+    /// at the end of `totalDuration`, the bytes between paced evenly (in 100 ms slices, not
+    /// WireMock's chunks). A lognormal draw plus a constant is not a ``Delay``, so that case
+    /// draws per request in a closure.
+    static func timed(_ response: StubResponse, bodySize: Int, timing: Timing) -> Stub.Answer {
+        var constant = timing.fixedMilliseconds
+        var paced = response
+        if let dribble = timing.dribble {
+            let chunks = bodySize == 0 ? 1 : min(dribble.chunks, bodySize)
+            let interval = dribble.totalMilliseconds / chunks
+            constant += interval
+            let rest = dribble.totalMilliseconds - interval
+            if rest > 0, bodySize > 0 {
+                // Rounded up, so the body never takes longer than WireMock's.
+                paced = paced.throttled(to: .bytesPerSecond((bodySize * 1_000 + rest - 1) / rest))
+            }
+        }
+        let shift = Duration.milliseconds(constant)
+        switch timing.distribution {
+        case nil:
+            return .response(constant > 0 ? paced.delayed(by: shift) : paced)
+        case .uniform(let range):
+            return .response(paced.delayed(.uniform((range.lowerBound + shift)...(range.upperBound + shift))))
+        case .lognormal where constant == 0:
+            return .response(paced.delayed(timing.distribution!))
+        case .some(let distribution):
+            let base = paced
+            return .handler { _ in base.delayed(by: shift + distribution.sample()) }
+        }
+    }
+}

@@ -1,0 +1,205 @@
+import Foundation
+import Yams
+
+/// Walks one WireMock mapping file (one mapping, or `{"mappings": [...]}`) and turns each
+/// mapping into a ``Stub``, collecting every issue instead of stopping at the first.
+///
+/// Paths in issues are JSON paths like `mappings[2].request.cookies`; for a file of one
+/// mapping they start at the mapping (`request.cookies`).
+struct WireMockParser {
+    /// The file as issues name it.
+    let file: String
+    /// The file's name without `.json`: the prefix of default stub names.
+    let defaultNamePrefix: String
+    /// How `bodyFileName` values resolve: inside the directory's `__files/`.
+    let bodyFiles: FileReferences
+    private(set) var issues: [StubFileError.Issue] = []
+
+    init(file: String, defaultNamePrefix: String, bodyFiles: FileReferences) {
+        self.file = file
+        self.defaultNamePrefix = defaultNamePrefix
+        self.bodyFiles = bodyFiles
+    }
+
+    static let mappingFields = ["id", "uuid", "name", "priority", "request", "response"]
+
+    /// WireMock's priority when a mapping gives none; it maps to Understudy's default, 0.
+    static let defaultPriority = 5
+
+    // MARK: - Documents
+
+    mutating func parseDocument(_ root: Node?) -> [ParsedStub] {
+        guard let root else {
+            report(line: 1, path: "", "the file is empty; expected a mapping object or {\"mappings\": [...]}")
+            return []
+        }
+        guard case .mapping(let object) = root else {
+            report(root, "", "found \(WireMockJSON.found(root)) at the top level; expected a mapping object or {\"mappings\": [...]}")
+            return []
+        }
+        // WireMock reads a file as a list when it has a `mappings` field, else as one mapping.
+        guard object["mappings"] != nil else {
+            return [parseMapping(root, path: "", index: 0)]
+        }
+        guard let fields = fields(root, "", supported: ["mappings"], expected: "{\"mappings\": [...]}"),
+              let list = fields.first?.value
+        else { return [] }
+        guard case .sequence(let items) = list else {
+            report(list, "mappings", "expected an array of mappings, found \(WireMockJSON.found(list))")
+            return []
+        }
+        return items.enumerated().map { index, item in
+            parseMapping(item, path: "mappings[\(index)]", index: index)
+        }
+    }
+
+    // MARK: - Mappings
+
+    mutating func parseMapping(_ node: Node, path: String, index: Int) -> ParsedStub {
+        let issuesBefore = issues.count
+        var name: String?
+        var identifier: (value: String, key: String, node: Node)?
+        var nameLine = node.line
+        var priority = 0
+        var matcher = RequestMatcher.any
+        var answer: Stub.Answer?
+        var hasResponse = false
+
+        for field in fields(node, path, supported: Self.mappingFields, expected: "a mapping object") ?? [] {
+            let fieldPath = join(path, field.key)
+            switch field.key {
+            case "name":
+                if let text = string(field.value, fieldPath) {
+                    if text.isEmpty {
+                        report(field.value, fieldPath, "the name is empty; expected a non-empty string")
+                    } else {
+                        name = text
+                        nameLine = field.value.line
+                    }
+                }
+            case "id", "uuid":
+                guard let text = string(field.value, fieldPath, expected: "a UUID") else { continue }
+                guard UUID(uuidString: text) != nil else {
+                    report(field.value, fieldPath, "'\(text)' is not a UUID; expected one like 8c5db8b0-2db4-4ad7-a99f-38c9b00da3f7")
+                    continue
+                }
+                if let other = identifier, other.value.lowercased() != text.lowercased() {
+                    report(field.value, fieldPath, "differs from '\(other.key)' (\(other.value)); expected the same UUID in both or only one of them")
+                    continue
+                }
+                if identifier == nil {
+                    identifier = (text, field.key, field.value)
+                }
+            case "priority":
+                if let value = integer(field.value, fieldPath, expected: "an integer (1 is the highest)") {
+                    guard (-1_000_000_000...1_000_000_000).contains(value) else {
+                        report(field.value, fieldPath, "priority \(value) is out of range; expected an integer from -1000000000 to 1000000000")
+                        continue
+                    }
+                    priority = Self.defaultPriority - value
+                }
+            case "request":
+                matcher = parseRequest(field.value, path: fieldPath) ?? .any
+            case "response":
+                hasResponse = true
+                answer = parseResponse(field.value, path: fieldPath)
+            default:
+                preconditionFailure("field '\(field.key)' is supported but not handled")
+            }
+        }
+        if !hasResponse, issues.count == issuesBefore {
+            // WireMock answers 200 with no body when a mapping has no response.
+            answer = .response(Self.bare(.status(200)))
+        }
+
+        let chosenName = name ?? identifier?.value ?? "\(defaultNamePrefix)-\(index + 1)"
+        if name == nil, let identifier { nameLine = identifier.node.line }
+        var stub: Stub?
+        if issues.count == issuesBefore, let answer {
+            stub = Stub(named: chosenName, matching: matcher, priority: priority, answer: answer)
+        }
+        return ParsedStub(
+            stub: stub, name: chosenName, hasExplicitName: name != nil || identifier != nil, line: nameLine, path: path
+        )
+    }
+
+    /// A response without the Content-Type Understudy would infer: WireMock sends none unless
+    /// the mapping's headers give one.
+    static func bare(_ response: StubResponse) -> StubResponse {
+        response.withoutInferredContentType()
+    }
+
+    // MARK: - Reporting
+
+    mutating func report(_ node: Node, _ path: String, _ message: String) {
+        report(line: node.line, path: path, message)
+    }
+
+    mutating func report(line: Int, path: String, _ message: String) {
+        issues.append(StubFileError.Issue(file: file, line: line, path: path.isEmpty ? nil : path, message: message))
+    }
+
+    func join(_ path: String, _ key: String) -> String {
+        path.isEmpty ? key : path + "." + key
+    }
+
+    // MARK: - Typed values
+
+    /// An object's fields in file order; each field not in `supported` is reported as
+    /// unsupported, naming what is, and left out. `nil` (reported) when `node` is not an object.
+    mutating func fields(
+        _ node: Node, _ path: String, supported: [String]?, expected: String = "an object"
+    ) -> [(key: String, keyNode: Node, value: Node)]? {
+        guard case .mapping(let mapping) = node else {
+            report(node, path, "expected \(expected), found \(WireMockJSON.found(node))")
+            return nil
+        }
+        var result: [(key: String, keyNode: Node, value: Node)] = []
+        for (keyNode, value) in mapping {
+            let key = keyNode.scalar?.string ?? ""
+            if let supported, !supported.contains(key) {
+                report(keyNode, join(path, key), "unsupported field; supported: \(supported.joined(separator: ", "))")
+                continue
+            }
+            result.append((key, keyNode, value))
+        }
+        return result
+    }
+
+    mutating func string(_ node: Node, _ path: String, expected: String = "a string") -> String? {
+        guard WireMockJSON.kind(of: node) == .string, let text = node.scalar?.string else {
+            report(node, path, "expected \(expected), found \(WireMockJSON.found(node))")
+            return nil
+        }
+        return text
+    }
+
+    /// A JSON integer, at least `minimum` if given.
+    mutating func integer(_ node: Node, _ path: String, expected: String = "an integer", minimum: Int? = nil) -> Int? {
+        guard WireMockJSON.kind(of: node) == .number, let text = node.scalar?.string, let value = Int(text) else {
+            report(node, path, "expected \(expected), found \(WireMockJSON.found(node))")
+            return nil
+        }
+        if let minimum, value < minimum {
+            report(node, path, "expected \(expected), found number \(value)")
+            return nil
+        }
+        return value
+    }
+
+    mutating func number(_ node: Node, _ path: String, expected: String = "a number") -> Double? {
+        guard WireMockJSON.kind(of: node) == .number, let value = node.scalar.flatMap({ Double($0.string) }), value.isFinite else {
+            report(node, path, "expected \(expected), found \(WireMockJSON.found(node))")
+            return nil
+        }
+        return value
+    }
+
+    mutating func bool(_ node: Node, _ path: String) -> Bool? {
+        guard WireMockJSON.kind(of: node) == .bool, let text = node.scalar?.string else {
+            report(node, path, "expected true or false, found \(WireMockJSON.found(node))")
+            return nil
+        }
+        return text == "true"
+    }
+}
