@@ -1,5 +1,5 @@
 import Foundation
-import Yams
+internal import Yams
 
 /// A node of a WireMock mapping file read by JSON's rules rather than YAML's.
 ///

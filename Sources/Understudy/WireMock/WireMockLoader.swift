@@ -1,5 +1,5 @@
 import Foundation
-import Yams
+internal import Yams
 
 /// Reads a WireMock directory (`mappings/` of JSON mapping files, `__files/` of bodies) into
 /// ``Stub`` values that answer as WireMock 2.35.1 would.

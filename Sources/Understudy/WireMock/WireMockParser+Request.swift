@@ -1,5 +1,5 @@
 import Foundation
-import Yams
+internal import Yams
 
 extension WireMockParser {
     static let requestFields = [

@@ -1,5 +1,5 @@
 import Foundation
-import Yams
+internal import Yams
 
 /// Walks one WireMock mapping file (one mapping, or `{"mappings": [...]}`) and turns each
 /// mapping into a ``Stub``, collecting every issue instead of stopping at the first.
