@@ -12,23 +12,40 @@ internal import NIOHTTP1
 /// Responses are framed by ``WireResponse`` and written as bytes straight to the socket.
 enum ServerPipeline {
     /// Sets up `channel` for HTTP/1.1 on `shared`'s registry.
-    static func configureHTTP1(_ channel: any Channel, shared: ServerShared) throws {
+    /// - Parameters:
+    ///   - channel: the connection.
+    ///   - shared: what all connections share.
+    ///   - origin: the scheme requests are matched on and the authority of requests naming none:
+    ///     the plain listener's, the TLS listener's, or an intercepted `CONNECT`'s.
+    static func configureHTTP1(_ channel: any Channel, shared: ServerShared, origin: ConnectionOrigin? = nil) throws {
         var limits = NIOHTTPDecoderLimitConfiguration()
         limits.maxHeaderFieldCount = shared.configuration.maxHeaderCount
         let silentInput = SilentInputGuard(limit: 2 * limits.maxHeaderListSize)
         let sync = channel.pipeline.syncOperations
         try sync.addHandler(silentInput)
         try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: limits)))
-        try sync.addHandlers(http1Handlers(shared: shared, eventLoop: channel.eventLoop, silentInput: silentInput))
+        try sync.addHandlers(http1Handlers(shared: shared, eventLoop: channel.eventLoop, origin: origin ?? shared.plainOrigin, silentInput: silentInput))
         shared.track(channel)
     }
 
     /// The handlers behind the request decoder (what handler tests put on an embedded channel).
-    static func http1Handlers(shared: ServerShared, eventLoop: any EventLoop, silentInput: SilentInputGuard? = nil) -> [any ChannelHandler] {
-        [
-            HTTP1ConnectionHandler(settings: shared.http1Settings, silentInput: silentInput),
+    static func http1Handlers(
+        shared: ServerShared, eventLoop: any EventLoop, origin: ConnectionOrigin? = nil, silentInput: SilentInputGuard? = nil
+    ) -> [any ChannelHandler] {
+        let origin = origin ?? shared.plainOrigin
+        return [
+            HTTP1ConnectionHandler(settings: shared.http1Settings(origin), silentInput: silentInput),
             AdminRouteHandler(admin: shared.admin),
-            StubRequestHandler(shared: shared, wireResponses: shared.wireResponses(for: eventLoop)),
+            StubRequestHandler(shared: shared, origin: origin, wireResponses: shared.wireResponses(for: eventLoop)),
         ]
     }
+}
+
+/// Where a connection's requests are matched: the scheme, and the authority of a request that
+/// names none (the listener's address, or the host an intercepted `CONNECT` asked for).
+struct ConnectionOrigin: Sendable {
+    /// `http` or `https`.
+    let scheme: String
+    /// `host:port`.
+    let authority: @Sendable () -> String
 }

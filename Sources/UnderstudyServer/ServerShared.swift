@@ -7,7 +7,6 @@ import Understudy
 final class ServerShared: Sendable {
     let registry: StubRegistry
     let configuration: StubServer.Configuration
-    let scheme: String
     let upstream = HTTPClientUpstream()
     let admin: AdminAPI
     /// Answers every connection's requests and journals them.
@@ -16,10 +15,9 @@ final class ServerShared: Sendable {
     private let wireResponseCaches = LockedState<[ObjectIdentifier: WireResponseCache]>([:])
     private let state = LockedState<(channels: [ObjectIdentifier: any Channel], host: String, port: Int)>(([:], "127.0.0.1", 0))
 
-    init(registry: StubRegistry, configuration: StubServer.Configuration, scheme: String) {
+    init(registry: StubRegistry, configuration: StubServer.Configuration) {
         self.registry = registry
         self.configuration = configuration
-        self.scheme = scheme
         self.admin = AdminAPI(registry: registry, token: configuration.adminToken)
         self.responder = StubResponder(
             registry: registry, transport: .server, upstream: upstream,
@@ -43,13 +41,18 @@ final class ServerShared: Sendable {
         state.withLock { "\($0.host):\($0.port)" }
     }
 
-    /// What the HTTP/1.1 connection handler needs of the settings.
-    var http1Settings: HTTP1Settings {
+    /// The plain listener's origin: `http`, its address.
+    var plainOrigin: ConnectionOrigin {
+        ConnectionOrigin(scheme: "http", authority: listenerAuthority)
+    }
+
+    /// What the HTTP/1.1 connection handler needs of the settings, for connections of `origin`.
+    func http1Settings(_ origin: ConnectionOrigin) -> HTTP1Settings {
         HTTP1Settings(
             maxBodySize: configuration.maxBodySize, maxHeaderCount: configuration.maxHeaderCount,
             requestHeadTimeout: .nanoseconds(configuration.requestHeadTimeout.nanoseconds),
             bodyTimeout: .nanoseconds(configuration.bodyTimeout.nanoseconds),
-            scheme: scheme, listener: listenerAuthority
+            scheme: origin.scheme, listener: origin.authority
         )
     }
 

@@ -21,6 +21,7 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private let shared: ServerShared
+    private let origin: ConnectionOrigin
     private let responder: StubResponder
     private let wireResponses: WireResponseCache
     private var repeatable: Repeatable?
@@ -28,8 +29,9 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var driver: DeliveryDriver?
     private var context: ChannelHandlerContext?
 
-    init(shared: ServerShared, wireResponses: WireResponseCache) {
+    init(shared: ServerShared, origin: ConnectionOrigin, wireResponses: WireResponseCache) {
         self.shared = shared
+        self.origin = origin
         self.responder = shared.responder
         self.wireResponses = wireResponses
     }
@@ -60,7 +62,7 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             return deliver(answer, request: last.request, method: head.method.rawValue, version: head.version, keepAlive: head.isKeepAlive, arrival: arrival)
         }
         repeatable = nil
-        let request = StubRequest(head: head, body: body, scheme: shared.scheme, listener: shared.listenerAuthority)
+        let request = StubRequest(head: head, body: body, scheme: origin.scheme, listener: origin.authority)
         if head.method == .CONNECT {
             let answer = StubAnswer.refused(status: 501, "CONNECT (https through the proxy) is not supported: Understudy does not intercept TLS yet")
             return deliver(answer, request: request, method: head.method.rawValue, version: head.version, keepAlive: false, arrival: arrival)

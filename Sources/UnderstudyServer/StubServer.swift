@@ -97,7 +97,7 @@ public final class StubServer: Sendable {
         if configuration.adminToken == nil, !isLoopback(host) {
             throw StartError(description: "binding \(host) exposes the admin API beyond this machine; pass an admin token (--admin-token) to bind a non-loopback host")
         }
-        let shared = ServerShared(registry: registry, configuration: configuration, scheme: "http")
+        let shared = ServerShared(registry: registry, configuration: configuration)
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)

@@ -9,7 +9,7 @@ import XCTest
 /// `EmbeddedChannel` whose clock the test moves: no sockets, no real time.
 final class RequestGuardHandlerTests: XCTestCase {
     private func makeChannel(_ stubs: StubRegistry = StubRegistry()) throws -> EmbeddedChannel {
-        let shared = ServerShared(registry: stubs, configuration: .init(requestHeadTimeout: .seconds(2), maxHeaderCount: 256), scheme: "http")
+        let shared = ServerShared(registry: stubs, configuration: .init(requestHeadTimeout: .seconds(2), maxHeaderCount: 256))
         let channel = EmbeddedChannel()
         try channel.pipeline.syncOperations.addHandlers(ServerPipeline.http1Handlers(shared: shared, eventLoop: channel.eventLoop))
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
@@ -57,7 +57,7 @@ final class RequestGuardHandlerTests: XCTestCase {
     func testABodyThatTricklesPastTheBodyTimeoutGets408AndIsJournaled() async throws {
         let stubs = StubRegistry()
         stubs.stub(.path("/upload"), response: .status(201))
-        let shared = ServerShared(registry: stubs, configuration: .init(requestHeadTimeout: .seconds(2), bodyTimeout: .seconds(5)), scheme: "http")
+        let shared = ServerShared(registry: stubs, configuration: .init(requestHeadTimeout: .seconds(2), bodyTimeout: .seconds(5)))
         let channel = EmbeddedChannel()
         try channel.pipeline.syncOperations.addHandlers(ServerPipeline.http1Handlers(shared: shared, eventLoop: channel.eventLoop))
         try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).get()

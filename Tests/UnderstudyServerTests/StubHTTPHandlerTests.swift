@@ -10,7 +10,7 @@ import XCTest
 /// or real time.
 final class StubHTTPHandlerTests: XCTestCase {
     private func makeChannel(_ stubs: StubRegistry) async throws -> NIOAsyncTestingChannel {
-        let shared = ServerShared(registry: stubs, configuration: .init(maxBodySize: 100), scheme: "http")
+        let shared = ServerShared(registry: stubs, configuration: .init(maxBodySize: 100))
         let channel = NIOAsyncTestingChannel()
         try await channel.eventLoop.submit {
             try channel.pipeline.syncOperations.addHandlers(ServerPipeline.http1Handlers(shared: shared, eventLoop: channel.eventLoop))
