@@ -28,6 +28,9 @@ public struct Interaction: Sendable, Identifiable, CustomStringConvertible {
         case unmatched
         /// Rendering failed (unreadable file, throwing closure, failed upstream).
         case failed(String)
+        /// A `CONNECT` spliced to the real host byte for byte (`--tunnel`): how many bytes went
+        /// each way.
+        case tunnelled(bytesFromClient: Int, bytesToClient: Int)
 
         public var description: String {
             switch self {
@@ -38,6 +41,7 @@ public struct Interaction: Sendable, Identifiable, CustomStringConvertible {
             case .cancelled: return "cancelled"
             case .unmatched: return "unmatched"
             case .failed(let message): return "failed: \(message)"
+            case .tunnelled(let sent, let received): return "tunnelled (\(sent) bytes from the client, \(received) to it)"
             }
         }
     }

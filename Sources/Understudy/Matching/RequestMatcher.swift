@@ -265,12 +265,12 @@ public struct MatcherError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A host to match: exact, or `*.suffix` for any depth of subdomain.
-struct HostPattern: Sendable, Hashable, CustomStringConvertible {
+package struct HostPattern: Sendable, Hashable, CustomStringConvertible {
     /// The lowercased host, or for a glob the suffix with its leading dot (`.example.com`).
     let value: String
     let isGlob: Bool
 
-    init(_ pattern: String) {
+    package init(_ pattern: String) {
         let lowered = pattern.lowercased()
         if lowered.hasPrefix("*.") {
             value = String(lowered.dropFirst())
@@ -281,11 +281,11 @@ struct HostPattern: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    func matches(_ host: String) -> Bool {
+    package func matches(_ host: String) -> Bool {
         isGlob ? host.hasSuffix(value) && host.utf8.count > value.utf8.count : host == value
     }
 
-    var description: String {
+    package var description: String {
         isGlob ? "*" + value : value
     }
 }

@@ -131,6 +131,21 @@ package struct StubResponder: Sendable {
 
     // MARK: - Journaling
 
+    /// Records a `CONNECT` spliced to its real host, once the tunnel has closed.
+    /// - Parameters:
+    ///   - request: the `CONNECT` (its URL names the host and port).
+    ///   - startTime: when it arrived.
+    ///   - bytesFromClient: bytes carried from the client to the host.
+    ///   - bytesToClient: bytes carried back.
+    package func recordTunnel(_ request: StubRequest, startTime: Date, bytesFromClient: Int, bytesToClient: Int) {
+        let result = InteractionResult(
+            stubName: nil, status: 200, bodyBytesSent: bytesToClient,
+            outcome: .tunnelled(bytesFromClient: bytesFromClient, bytesToClient: bytesToClient)
+        )
+        let id = registry.journal.record(request, transport: transport, startTime: startTime, result: result)
+        if let observer, let entry = registry.journal.interaction(id: id) { observer(entry) }
+    }
+
     /// Records a request's arrival, for answers that take time: it is in the journal (in
     /// flight) while it waits. Returns the entry's id, for ``close(_:request:startTime:answer:report:)``.
     package func open(_ request: StubRequest, redirectedFrom: Int? = nil) -> Int {

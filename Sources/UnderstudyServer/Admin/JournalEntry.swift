@@ -65,7 +65,7 @@ package struct JournalEntry: Sendable, Hashable, Codable {
     package var stub: String?
     /// The response head sent, if one was.
     package var response: Response?
-    /// `completed`, `in-flight`, `fault`, `truncated`, `cancelled`, `unmatched` or `failed`.
+    /// `completed`, `in-flight`, `fault`, `truncated`, `cancelled`, `unmatched`, `failed` or `tunnelled`.
     package var outcome: String
     /// The fault's stub-file name (`connection-reset`, ...) when `outcome` is `fault`.
     package var fault: String?
@@ -77,6 +77,16 @@ package struct JournalEntry: Sendable, Hashable, Codable {
     package var transport: String
     /// The entry whose redirect led here.
     package var redirectedFrom: Int?
+    /// Bytes each way, when `outcome` is `tunnelled`.
+    package var tunnel: Tunnel?
+
+    /// The bytes a `CONNECT` tunnel carried.
+    package struct Tunnel: Codable, Sendable, Hashable {
+        /// From the client to the real host.
+        package var bytesFromClient: Int
+        /// From the real host to the client.
+        package var bytesToClient: Int
+    }
 
     /// Creates an entry from its parts (tests and tools; transports use ``init(_:)``).
     package init(
@@ -121,6 +131,9 @@ package struct JournalEntry: Sendable, Hashable, Codable {
         case .failed(let message):
             outcome = "failed"
             error = message
+        case .tunnelled(let fromClient, let toClient):
+            outcome = "tunnelled"
+            tunnel = Tunnel(bytesFromClient: fromClient, bytesToClient: toClient)
         }
         let (seconds, attoseconds) = interaction.duration.components
         let microseconds = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
@@ -130,7 +143,7 @@ package struct JournalEntry: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, time, request, stub, response, outcome, fault, error, durationMs, transport, redirectedFrom
+        case id, time, request, stub, response, outcome, fault, error, durationMs, transport, redirectedFrom, tunnel
     }
 
     package init(from decoder: any Decoder) throws {
@@ -152,6 +165,7 @@ package struct JournalEntry: Sendable, Hashable, Codable {
         durationMs = try container.decode(Double.self, forKey: .durationMs)
         transport = try container.decode(String.self, forKey: .transport)
         redirectedFrom = try container.decodeIfPresent(Int.self, forKey: .redirectedFrom)
+        tunnel = try container.decodeIfPresent(Tunnel.self, forKey: .tunnel)
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -168,6 +182,7 @@ package struct JournalEntry: Sendable, Hashable, Codable {
         try container.encode(durationMs, forKey: .durationMs)
         try container.encode(transport, forKey: .transport)
         try container.encodeIfPresent(redirectedFrom, forKey: .redirectedFrom)
+        try container.encodeIfPresent(tunnel, forKey: .tunnel)
     }
 
     /// `2025-01-02T03:04:05.678Z`.

@@ -86,6 +86,9 @@ package struct RequestLog: Sendable {
         case "in-flight":
             result = "in flight"
             color = .none
+        case "tunnelled":
+            result = "tunnelled \(entry.tunnel?.bytesFromClient ?? 0)B out \(entry.tunnel?.bytesToClient ?? 0)B in"
+            color = .none
         case "unmatched":
             result = status ?? "no response"
             color = .red
