@@ -17,13 +17,14 @@ extension StubRegistry {
         let loaded = try StubFileLoader.load(from: url)
         state.withLock { state in
             state.insert(loaded.stubs)
+            state.insert(loaded.tlsRules)
             if !state.sources.contains(url) {
                 state.sources.append(url)
             }
         }
     }
 
-    /// Goes back to the loaded files: drops every stub (those added in code too), re-reads each
+    /// Goes back to the loaded files: drops every stub and `tls:` rule (those added in code too), re-reads each
     /// directory and file given to ``load(from:)`` from disk, so `times` and sequences start
     /// again, and clears the journal.
     ///
@@ -32,10 +33,13 @@ extension StubRegistry {
     public func reset() throws {
         let sources = state.withLock { $0.sources }
         var stubs: [Stub] = []
+        var tlsRules: [TLSRule] = []
         var issues: [StubFileError.Issue] = []
         for source in sources {
             do {
-                stubs += try StubFileLoader.stubs(from: source)
+                let loaded = try StubFileLoader.load(from: source)
+                stubs += loaded.stubs
+                tlsRules += loaded.tlsRules
             } catch let error as StubFileError {
                 issues += error.issues
             }
@@ -44,6 +48,8 @@ extension StubRegistry {
         state.withLock { state in
             state.entries.removeAll()
             state.insert(stubs)
+            state.tlsRules.removeAll()
+            state.insert(tlsRules)
         }
         journal.clear()
     }
@@ -62,5 +68,13 @@ extension StubRegistry.State {
             nextSequence += 1
         }
         index = nil
+    }
+
+    /// Adds `tls:` rules in order; one for a host already ruled replaces the old one.
+    fileprivate mutating func insert(_ rules: [TLSRule]) {
+        for rule in rules {
+            tlsRules.removeAll { $0.pattern == rule.pattern }
+            tlsRules.append(rule)
+        }
     }
 }
