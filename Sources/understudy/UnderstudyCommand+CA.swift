@@ -47,7 +47,7 @@ extension UnderstudyCommand {
         /// The bytes `understudy ca` prints for `output`.
         static func text(of ca: CertificateAuthority, as output: Output) -> Data {
             switch output {
-            case .pem: Data((ca.pem + "\n").utf8)
+            case .pem: Data(ca.pem.utf8)
             case .der: ca.der
             case .path: Data(((ca.certificatePath ?? "") + "\n").utf8)
             case .spki: Data((ca.spkiSHA256Base64 + "\n").utf8)

@@ -122,6 +122,18 @@ final class TLSEndToEndTests: XCTestCase {
         XCTAssertEqual(ca.leavesIssued, 0)
     }
 
+    func testPlainHTTPToTheTLSPortNeverReachesTheHTTPHandlers() async throws {
+        let provider = try TLSContextProvider(identity: .localCA(ca))
+        try await withServer(provider) { port in
+            let socket = try RawSocket(port: port)
+            socket.send("GET /plain HTTP/1.1\r\nHost: img.example.com\r\n\r\n")
+            let answer = socket.read()
+            XCTAssertFalse(answer.contains("tls ok"), answer)
+            XCTAssertFalse(answer.contains("HTTP/1.1"), answer)
+        }
+        XCTAssertEqual(ca.leavesIssued, 1, "the request line is no hello: the listener's own leaf is tried")
+    }
+
     // MARK: - Bad certificates on purpose
 
     /// What each client said about each `tls:` case; printed for docs/faults.md.

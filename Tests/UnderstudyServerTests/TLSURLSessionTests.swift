@@ -96,7 +96,7 @@ final class TLSURLSessionTests: XCTestCase {
     func testURLSessionTrustsTheCAWhenTheSystemBundleHoldsIt() throws {
         let bundle = directory.appendingPathComponent("bundle.pem")
         let system = (try? Data(contentsOf: URL(fileURLWithPath: Self.systemBundle))) ?? Data()
-        try (system + Data(ca.pem.utf8) + Data("\n".utf8)).write(to: bundle)
+        try (system + Data(ca.pem.utf8)).write(to: bundle)
         let script = #"mount --bind "$1" "$2" && shift 2 && exec "$@""#
         let testBinary = CommandLine.arguments[0]
         let result = try runClient("unshare", [

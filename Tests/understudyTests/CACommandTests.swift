@@ -22,8 +22,9 @@ final class CACommandTests: XCTestCase {
         let pem = try runUnderstudy(["ca", "--ca-dir", directory], in: base)
         XCTAssertEqual(pem.status, 0, pem.stderr)
         let ca = try CertificateAuthority(directory: URL(fileURLWithPath: directory))
-        XCTAssertEqual(pem.stdout, ca.pem + "\n")
-        XCTAssertEqual(try String(contentsOfFile: directory + "/ca.pem", encoding: .utf8) + "\n", pem.stdout)
+        XCTAssertEqual(pem.stdout, ca.pem)
+        XCTAssertEqual(try String(contentsOfFile: directory + "/ca.pem", encoding: .utf8), pem.stdout)
+        XCTAssertTrue(pem.stdout.hasSuffix("-----END CERTIFICATE-----\n"))
 
         let path = try runUnderstudy(["ca", "--ca-dir", directory, "--path"], in: base)
         XCTAssertEqual(path.stdout, directory + "/ca.pem\n")
@@ -41,7 +42,7 @@ final class CACommandTests: XCTestCase {
         process.waitUntilExit()
         XCTAssertEqual(try Data(contentsOf: derFile), ca.der)
         let converted = try runUnderstudyTool("openssl", ["x509", "-inform", "DER", "-in", derFile.path])
-        XCTAssertEqual(converted, ca.pem + "\n")
+        XCTAssertEqual(converted, ca.pem)
 
         let both = try runUnderstudy(["ca", "--ca-dir", directory, "--der", "--pem"], in: base)
         XCTAssertEqual(both.status, 64)

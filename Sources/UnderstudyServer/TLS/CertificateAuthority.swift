@@ -32,7 +32,7 @@ public final class CertificateAuthority: Sendable {
 
     /// The directory holding the CA's files; `nil` for a CA kept only in memory.
     public let directory: URL?
-    /// The CA certificate, PEM-encoded.
+    /// The CA certificate, PEM-encoded, ending in a newline (so bundles can be concatenated).
     public let pem: String
     /// The CA certificate, DER-encoded.
     public let der: Data
@@ -79,7 +79,7 @@ public final class CertificateAuthority: Sendable {
         self.directory = directory
         self.key = Certificate.PrivateKey(key)
         self.certificate = certificate
-        pem = try certificate.serializeAsPEM().pemString
+        pem = try certificate.serializeAsPEM().pemString + "\n"
         der = Data(try certificate.derBytes())
         spkiSHA256Base64 = Data(SHA256.hash(data: key.publicKey.derRepresentation)).base64EncodedString()
         let leafKey = P256.Signing.PrivateKey()

@@ -39,7 +39,7 @@ struct CertificateAuthorityStore {
             let certificate = try make(key)
             // The key first: a certificate without its key would refuse every later run.
             try writeAtomically(Data(key.pemRepresentation.utf8), to: keyPath, mode: 0o600)
-            try writeAtomically(Data(certificate.serializeAsPEM().pemString.utf8), to: certificatePath, mode: 0o644)
+            try writeAtomically(Data((certificate.serializeAsPEM().pemString + "\n").utf8), to: certificatePath, mode: 0o644)
             return (key, certificate)
         case (true, false):
             throw TLSFileError(file: keyPath, "missing while \(certificatePath) exists; expected both files (\(remakeHint))")
