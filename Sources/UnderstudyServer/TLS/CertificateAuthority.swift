@@ -45,6 +45,9 @@ public final class CertificateAuthority: Sendable {
     /// leaves differ only in their names.
     private let leafKey: Certificate.PrivateKey
     private let leafNIOKey: NIOSSLPrivateKey
+    /// The CA certificate, sent after each leaf: Chromium's `--ignore-certificate-errors-spki-list`
+    /// looks only at the certificates the server sends, so the CA's own must be among them.
+    private let nioCertificate: NIOSSLCertificate
     private let leaves = SingleFlightCache<LeafRequest, TLSCredential>()
     private let issuedCount = LockedState(0)
 
@@ -81,6 +84,7 @@ public final class CertificateAuthority: Sendable {
         self.certificate = certificate
         pem = try certificate.serializeAsPEM().pemString + "\n"
         der = Data(try certificate.derBytes())
+        nioCertificate = try NIOSSLCertificate(bytes: Array(der), format: .der)
         spkiSHA256Base64 = Data(SHA256.hash(data: key.publicKey.derRepresentation)).base64EncodedString()
         let leafKey = P256.Signing.PrivateKey()
         self.leafKey = Certificate.PrivateKey(leafKey)
@@ -171,7 +175,7 @@ public final class CertificateAuthority: Sendable {
         )
         issuedCount.withLock { $0 += 1 }
         return TLSCredential(
-            leaf: leaf, chain: [try NIOSSLCertificate(bytes: leaf.derBytes(), format: .der)], key: leafNIOKey
+            leaf: leaf, chain: [try NIOSSLCertificate(bytes: leaf.derBytes(), format: .der), nioCertificate], key: leafNIOKey
         )
     }
 
