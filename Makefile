@@ -49,11 +49,15 @@ deps:
 		apt-get update && apt-get install -y libwebp-dev libpng-dev pkg-config; \
 	fi
 
-# What the tests use as independent references: cwebp/dwebp/img2webp, pngcheck, curl, chromium, Pillow, mitmproxy, WireMock.
+# What the tests use as independent references: cwebp/dwebp/img2webp, pngcheck, curl, openssl, certutil, chromium, Pillow, mitmproxy, WireMock.
 test-deps: deps
 	@if ! command -v cwebp >/dev/null 2>&1 || ! command -v dwebp >/dev/null 2>&1 || ! command -v img2webp >/dev/null 2>&1 || ! command -v pngcheck >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then \
 		echo "Installing webp pngcheck curl"; \
 		apt-get update && apt-get install -y webp pngcheck curl; \
+	fi
+	@if ! command -v openssl >/dev/null 2>&1 || ! command -v certutil >/dev/null 2>&1; then \
+		echo "Installing openssl libnss3-tools (TLS tests: openssl x509/verify/s_client; certutil puts the CA in Chromium's NSS database)"; \
+		apt-get -o DPkg::Lock::Timeout=900 update && apt-get -o DPkg::Lock::Timeout=900 install -y openssl libnss3-tools; \
 	fi
 	@if ! command -v chromium >/dev/null 2>&1; then \
 		echo "Installing chromium (ChromiumTests load a stubbed page in it; ChromiumHARTests record a HAR with it)"; \

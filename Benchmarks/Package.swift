@@ -15,6 +15,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Understudy", package: "Understudy"),
                 .product(name: "UnderstudyImages", package: "Understudy"),
+                .product(name: "UnderstudyServer", package: "Understudy"),
             ]
         ),
     ],

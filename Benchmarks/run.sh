@@ -4,6 +4,7 @@
 #   bash Benchmarks/run.sh              # everything (about a minute once built)
 #   bash Benchmarks/run.sh matching     # issue 2 only
 #   bash Benchmarks/run.sh images       # issue 3 only
+#   bash Benchmarks/run.sh tls          # issue 13 only (a first leaf from the local CA)
 #   BENCH_ROUNDS_SCALE=0.2 bash Benchmarks/run.sh   # a quick, noisier look
 #
 # Exit status: 0 when every target is met, 1 when one is missed, 2 when a benchmark cannot run.

@@ -29,6 +29,8 @@ public final class StubRegistry: Sendable {
         var index: StubIndex?
         /// Directories and files loaded from, for ``reset()``.
         var sources: [StubSource] = []
+        /// Bad certificates on purpose, per host (StubRegistry+TLS.swift).
+        var tlsRules: [TLSRule] = []
     }
 
     let state = LockedState(State())

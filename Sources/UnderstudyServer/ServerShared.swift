@@ -9,16 +9,22 @@ final class ServerShared: Sendable {
     let configuration: StubServer.Configuration
     let upstream = HTTPClientUpstream()
     let admin: AdminAPI
+    /// TLS for the HTTPS listener and intercepted `CONNECT`s, when the server has it.
+    let tls: TLSContextProvider?
     /// Answers every connection's requests and journals them.
     let responder: StubResponder
     /// One cache of framed responses per event loop, each used only on its loop.
     private let wireResponseCaches = LockedState<[ObjectIdentifier: WireResponseCache]>([:])
     private let state = LockedState<(channels: [ObjectIdentifier: any Channel], host: String, port: Int)>(([:], "127.0.0.1", 0))
 
-    init(registry: StubRegistry, configuration: StubServer.Configuration) {
+    init(
+        registry: StubRegistry, configuration: StubServer.Configuration, tls: TLSContextProvider? = nil,
+        certificateAuthority: CertificateAuthority? = nil
+    ) {
+        self.tls = tls
         self.registry = registry
         self.configuration = configuration
-        self.admin = AdminAPI(registry: registry, token: configuration.adminToken)
+        self.admin = AdminAPI(registry: registry, token: configuration.adminToken, certificateAuthorityPEM: certificateAuthority?.pem)
         self.responder = StubResponder(
             registry: registry, transport: .server, upstream: upstream,
             unmatched: configuration.proxyUnmatched.map { .forward($0) } ?? .notFound, observer: configuration.onInteraction
@@ -35,6 +41,17 @@ final class ServerShared: Sendable {
             return cache
         }
     }
+
+    /// `host:port` of the TLS listener, for requests over it that name no host.
+    @Sendable func tlsListenerAuthority() -> String {
+        tlsListener.withLock { "\($0.host):\($0.port)" }
+    }
+
+    func setTLSListener(host: String, port: Int) {
+        tlsListener.withLock { $0 = (host, port) }
+    }
+
+    private let tlsListener = LockedState<(host: String, port: Int)>(("127.0.0.1", 0))
 
     /// `host:port` of the listener, for requests that name no host.
     @Sendable func listenerAuthority() -> String {

@@ -64,8 +64,7 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         repeatable = nil
         let request = StubRequest(head: head, body: body, scheme: origin.scheme, listener: origin.authority)
         if head.method == .CONNECT {
-            let answer = StubAnswer.refused(status: 501, "CONNECT (https through the proxy) is not supported: Understudy does not intercept TLS yet")
-            return deliver(answer, request: request, method: head.method.rawValue, version: head.version, keepAlive: false, arrival: arrival)
+            return connect(head, request: request, arrival: arrival, context: context)
         }
         var repeatableMatch: StubRegistry.RepeatableMatch?
         switch responder.decide(request, repeatable: &repeatableMatch) {
@@ -90,6 +89,44 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 }
                 handler.value.deliver(answer, request: request, method: head.method.rawValue, version: head.version,
                                       keepAlive: head.isKeepAlive, arrival: arrival, journalID: id)
+            }
+        }
+    }
+
+    /// `CONNECT host:port`: intercepted (TLS as the host, the stubs answer inside), spliced to
+    /// the real host, or refused, as ``ConnectProxy/route(forHost:configuration:canIntercept:)`` says.
+    private func connect(_ head: HTTPRequestHead, request: StubRequest, arrival: ServerRequest.Arrival, context: ChannelHandlerContext) {
+        let method = head.method.rawValue
+        guard let (host, port) = ConnectProxy.target(head.uri) else {
+            let answer = StubAnswer.refused(status: 400, "bad request: CONNECT needs a host:port target, not '\(head.uri)'")
+            return deliver(answer, request: request, method: method, version: head.version, keepAlive: false, arrival: arrival)
+        }
+        let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        let tunnelRequest = StubRequest(method: method, url: URL(string: "https://\(authority)")!, headers: request.headers)
+        let shared = self.shared
+        let channel = context.channel
+        switch ConnectProxy.route(forHost: host, configuration: shared.configuration, canIntercept: shared.tls != nil) {
+        case .refuse:
+            let reason = shared.tls == nil
+                ? "CONNECT \(authority) refused: this server has no TLS to intercept it with (start it with --tls-port or tls:), and it is not a --tunnel host"
+                : "CONNECT \(authority) refused: the host is neither an --intercept nor a --tunnel host"
+            deliver(.refused(status: shared.tls == nil ? 501 : 403, reason), request: tunnelRequest, method: method, version: head.version, keepAlive: false, arrival: arrival)
+        case .intercept:
+            // After this read is through the handlers that are about to go.
+            context.eventLoop.execute {
+                do {
+                    try ConnectProxy.intercept(channel, host: host, port: port, shared: shared, tls: shared.tls!)
+                } catch {
+                    channel.close(promise: nil)
+                }
+            }
+        case .tunnel:
+            context.eventLoop.execute {
+                do {
+                    try ConnectProxy.tunnel(channel, host: host, port: port, request: tunnelRequest, startTime: arrival.start, shared: shared)
+                } catch {
+                    channel.close(promise: nil)
+                }
             }
         }
     }

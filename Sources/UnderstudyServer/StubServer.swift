@@ -43,6 +43,13 @@ public final class StubServer: Sendable {
         /// How long a request's body may take to arrive in full, counted from its head (default
         /// 30 s); then the request gets 408 Request Timeout and a close.
         public var bodyTimeout: Duration
+        /// Hosts a `CONNECT` may be intercepted for (decrypted and answered by the stubs), as
+        /// host globs (`img.example.com`, `*.example.com`, `*` for every host; the default).
+        /// Interception needs TLS (`start(serving:...:tls:)`); without it, `CONNECT` is refused.
+        public var intercept: [String] = ["*"]
+        /// Hosts a `CONNECT` is spliced to byte for byte, untouched (wins over ``intercept``),
+        /// journaled as one `CONNECT` entry with the bytes each way.
+        public var tunnel: [String] = []
 
         /// Creates a configuration.
         public init(
@@ -68,36 +75,98 @@ public final class StubServer: Sendable {
 
     /// `http://HOST:PORT`, with the port actually bound.
     public let baseURL: URL
+    /// `https://HOST:TLSPORT` when the server has TLS, with the port actually bound.
+    public let httpsURL: URL?
     /// The stubs it serves.
     public let registry: StubRegistry
     /// The bound port.
     public let port: Int
+    /// The bound TLS port, when the server has TLS.
+    public let tlsPort: Int?
+    /// The local CA whose leaves the server presents (`nil` without TLS, or with a certificate
+    /// of your own): trust exactly this in a client, e.g. AsyncHTTPClient's `trustRoots`.
+    public let certificateAuthority: CertificateAuthority?
 
-    private let serverChannel: any Channel
+    private let serverChannels: [any Channel]
     private let shared: ServerShared
 
-    private init(baseURL: URL, registry: StubRegistry, port: Int, serverChannel: any Channel, shared: ServerShared) {
+    private init(
+        baseURL: URL, httpsURL: URL?, registry: StubRegistry, port: Int, tlsPort: Int?, certificateAuthority: CertificateAuthority?,
+        serverChannels: [any Channel], shared: ServerShared
+    ) {
         self.baseURL = baseURL
+        self.httpsURL = httpsURL
         self.registry = registry
         self.port = port
-        self.serverChannel = serverChannel
+        self.tlsPort = tlsPort
+        self.certificateAuthority = certificateAuthority
+        self.serverChannels = serverChannels
         self.shared = shared
     }
 
-    /// Starts serving `registry`.
+    /// Starts serving `registry`, over HTTP and, with `tls`, over HTTPS on a second port.
+    ///
+    /// ```swift
+    /// let server = try await StubServer.start(serving: stubs, tls: .localCA)
+    /// server.httpsURL                          // https://127.0.0.1:54322
+    /// server.certificateAuthority?.pem         // what a client should trust
+    /// ```
     /// - Parameters:
     ///   - registry: the stubs.
     ///   - host: the address to bind (default loopback). A non-loopback host needs an admin token.
     ///   - port: the port; 0 picks a free one (read it back from ``port``).
-    ///   - configuration: limits, proxying and the admin token.
+    ///   - configuration: limits, proxying, `CONNECT` routes and the admin token.
+    ///   - tls: where certificates come from, for the HTTPS listener and for intercepting
+    ///     `CONNECT`; `nil` for plain HTTP only (`CONNECT` is then refused unless tunnelled).
+    ///   - tlsPort: the HTTPS port; 0 picks a free one (read it back from ``tlsPort``).
     public static func start(
         serving registry: StubRegistry, host: String = "127.0.0.1", port: Int = 0,
-        configuration: Configuration = Configuration()
+        configuration: Configuration = Configuration(), tls: TLS? = nil, tlsPort: Int = 0
     ) async throws -> StubServer {
         if configuration.adminToken == nil, !isLoopback(host) {
             throw StartError(description: "binding \(host) exposes the admin API beyond this machine; pass an admin token (--admin-token) to bind a non-loopback host")
         }
-        let shared = ServerShared(registry: registry, configuration: configuration)
+        let identity = try tls.map { try $0.identity() }
+        let provider = try identity.map { try TLSContextProvider(identity: $0, registry: registry) }
+        let authority: CertificateAuthority?
+        if case .localCA(let ca)? = identity { authority = ca } else { authority = nil }
+        let shared = ServerShared(registry: registry, configuration: configuration, tls: provider, certificateAuthority: authority)
+        let urlHost = host.contains(":") ? "[\(host)]" : host
+
+        let channel = try await bind(host: host, port: port, shared: shared) { channel in
+            try ServerPipeline.configureHTTP1(channel, shared: shared)
+        }
+        let boundPort = channel.localAddress?.port ?? port
+        shared.setListener(host: urlHost, port: boundPort)
+        var channels = [channel]
+        var boundTLSPort: Int?
+        if let provider {
+            let tlsOrigin = ConnectionOrigin(scheme: "https", authority: shared.tlsListenerAuthority)
+            let tlsChannel: any Channel
+            do {
+                tlsChannel = try await bind(host: host, port: tlsPort, shared: shared) { channel in
+                    try ServerPipeline.configureHTTP1(channel, shared: shared, origin: tlsOrigin)
+                    try provider.addTLS(to: channel.pipeline.syncOperations, defaultHost: host, position: .first)
+                }
+            } catch {
+                try? await channel.close()
+                throw error
+            }
+            boundTLSPort = tlsChannel.localAddress?.port ?? tlsPort
+            shared.setTLSListener(host: urlHost, port: boundTLSPort!)
+            channels.append(tlsChannel)
+        }
+        return StubServer(
+            baseURL: URL(string: "http://\(urlHost):\(boundPort)")!,
+            httpsURL: boundTLSPort.map { URL(string: "https://\(urlHost):\($0)")! },
+            registry: registry, port: boundPort, tlsPort: boundTLSPort, certificateAuthority: authority,
+            serverChannels: channels, shared: shared
+        )
+    }
+
+    private static func bind(
+        host: String, port: Int, shared: ServerShared, initialize: @escaping @Sendable (any Channel) throws -> Void
+    ) async throws -> any Channel {
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -107,28 +176,18 @@ public final class StubServer: Sendable {
             // mark, every 100 KB body sent two writability events through the pipeline.
             .childChannelOption(.writeBufferWaterMark, value: .init(low: 1 << 20, high: 4 << 20))
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try ServerPipeline.configureHTTP1(channel, shared: shared)
-                }
+                channel.eventLoop.makeCompletedFuture { try initialize(channel) }
             }
-        let channel: any Channel
         do {
-            channel = try await bootstrap.bind(host: host, port: port).get()
+            return try await bootstrap.bind(host: host, port: port).get()
         } catch {
             throw StartError(description: "cannot listen on \(host):\(port): \(error)")
         }
-        let boundPort = channel.localAddress?.port ?? port
-        let urlHost = host.contains(":") ? "[\(host)]" : host
-        shared.setListener(host: urlHost, port: boundPort)
-        return StubServer(
-            baseURL: URL(string: "http://\(urlHost):\(boundPort)")!,
-            registry: registry, port: boundPort, serverChannel: channel, shared: shared
-        )
     }
 
     /// Stops accepting, closes every connection (held `no-response` ones too) and waits.
     public func stop() async throws {
-        try? await serverChannel.close()
+        for channel in serverChannels { try? await channel.close() }
         await shared.closeAll()
         try? await shared.upstream.shutdown()
     }

@@ -28,7 +28,7 @@ final class StubFileErrorTests: XCTestCase {
 
     func testMissingStubsKeyAndUnknownTopLevelKey() throws {
         try assertIssues("a.yaml", "version: 2\n", [
-            "Stubs/a.yaml:1: version: unknown key 'version'; expected one of stubs",
+            "Stubs/a.yaml:1: version: unknown key 'version'; expected one of stubs, tls",
             "Stubs/a.yaml:1: missing key 'stubs'; expected a mapping with a 'stubs' list",
         ])
     }

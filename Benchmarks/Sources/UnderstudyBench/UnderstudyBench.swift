@@ -1,6 +1,6 @@
 import Foundation
 
-/// `UnderstudyBench [matching] [images]`: runs the benchmarks of issues 2 and 3 (all when no
+/// `UnderstudyBench [matching] [images] [tls]`: runs the benchmarks of issues 2, 3 and 13 (all when no
 /// name is given), prints tables and a PASS/FAIL line per target, and exits 1 when any target
 /// fails. Always build in release mode (`bash Benchmarks/run.sh`).
 ///
@@ -32,6 +32,9 @@ struct UnderstudyBench {
                 }
                 let cli = environment["UNDERSTUDY_CLI"].flatMap { $0.isEmpty ? nil : $0 }
                 try await ImageBenchmark(rounds: rounds(41), cli: cli).run(into: &report)
+            }
+            if arguments.isEmpty || arguments.contains("tls") {
+                try TLSBenchmark(rounds: rounds(201)).run(into: &report)
             }
         } catch {
             print("error: \(error)")

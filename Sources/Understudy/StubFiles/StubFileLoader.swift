@@ -38,6 +38,8 @@ public enum StubFileLoader {
         public let stubs: [Stub]
         /// The files read, as issues would name them (`Stubs/cats.yaml`), in load order.
         public let files: [String]
+        /// The `tls:` rules of every file, in load order (the last matching one wins).
+        public var tlsRules: [TLSRule] = []
     }
 
     /// The extensions a directory load reads.
@@ -87,6 +89,7 @@ public enum StubFileLoader {
 
         var perFile: [[StubFileError.Issue]] = []
         var parsed: [(file: String, stub: ParsedStub)] = []
+        var tlsRules: [TLSRule] = []
         for document in documents {
             if let refusal = document.refusal {
                 perFile.append([refusal])
@@ -102,6 +105,7 @@ public enum StubFileLoader {
             )
             perFile.append(result.issues)
             parsed += result.stubs.map { (document.display, $0) }
+            tlsRules += result.tlsRules
         }
         let duplicates = duplicateNameIssues(parsed)
         var issues: [StubFileError.Issue] = []
@@ -112,7 +116,7 @@ public enum StubFileLoader {
                 .map(\.element)
         }
         guard issues.isEmpty else { throw StubFileError(issues: issues) }
-        return LoadedStubs(stubs: parsed.compactMap(\.stub.stub), files: documents.map(\.display))
+        return LoadedStubs(stubs: parsed.compactMap(\.stub.stub), files: documents.map(\.display), tlsRules: tlsRules)
     }
 
     /// A file a load reads, or an entry it refuses (with the issue saying why).
@@ -176,7 +180,7 @@ public enum StubFileLoader {
 
     private static func parse(
         contentsOf url: URL, file: String, references: FileReferences
-    ) -> (stubs: [ParsedStub], issues: [StubFileError.Issue]) {
+    ) -> (stubs: [ParsedStub], tlsRules: [TLSRule], issues: [StubFileError.Issue]) {
         var parser = StubFileParser(
             file: file, defaultNamePrefix: defaultNamePrefix(for: url.lastPathComponent), references: references
         )
@@ -184,18 +188,18 @@ public enum StubFileLoader {
         do {
             data = try Data(contentsOf: url)
         } catch {
-            return ([], [StubFileError.Issue(
+            return ([], [], [StubFileError.Issue(
                 file: file, line: nil, path: nil, message: "cannot read the file: \((error as NSError).localizedDescription)"
             )])
         }
         guard let text = String(data: data, encoding: .utf8) else {
-            return ([], [StubFileError.Issue(file: file, line: nil, path: nil, message: "the file is not UTF-8 text")])
+            return ([], [], [StubFileError.Issue(file: file, line: nil, path: nil, message: "the file is not UTF-8 text")])
         }
         guard let root = compose(text, format: Format(fileName: url.lastPathComponent), parser: &parser) else {
-            return ([], parser.issues)
+            return ([], [], parser.issues)
         }
-        let stubs = parser.parseDocument(root)
-        return (stubs, parser.issues)
+        let stubs = parser.parseDocument(root, allowsTLS: true)
+        return (stubs, parser.tlsRules, parser.issues)
     }
 
     /// Walks `directory` depth-first, collecting stub files by their path relative to the root.

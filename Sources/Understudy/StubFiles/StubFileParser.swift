@@ -24,6 +24,8 @@ struct StubFileParser {
     /// How `file:` values resolve; `nil` refuses them (stubs not read from a directory).
     let references: FileReferences?
     private(set) var issues: [StubFileError.Issue] = []
+    /// The document's `tls:` rules, in order (``parseDocument(_:allowsSingleStub:allowsTLS:)``).
+    var tlsRules: [TLSRule] = []
 
     init(file: String, defaultNamePrefix: String, references: FileReferences?) {
         self.file = file
@@ -36,8 +38,9 @@ struct StubFileParser {
     // MARK: - Documents
 
     /// The stubs of a document whose top level is `{stubs: [...]}`; with `allowsSingleStub`,
-    /// a document that is one stub's mapping is accepted too.
-    mutating func parseDocument(_ root: Node?, allowsSingleStub: Bool = false) -> [ParsedStub] {
+    /// a document that is one stub's mapping is accepted too. With `allowsTLS`, a `tls:` list
+    /// may stand beside (or instead of) `stubs:`; its rules go to ``tlsRules``.
+    mutating func parseDocument(_ root: Node?, allowsSingleStub: Bool = false, allowsTLS: Bool = false) -> [ParsedStub] {
         guard let root else {
             report(line: 1, path: "", "the document is empty; expected a mapping with a 'stubs' list")
             return []
@@ -49,9 +52,14 @@ struct StubFileParser {
         if allowsSingleStub, mapping["stubs"] == nil {
             return [parseStub(root, path: "", index: 0)]
         }
-        guard let fields = entries(root, "", allowed: ["stubs"]) else { return [] }
+        guard let fields = entries(root, "", allowed: allowsTLS ? ["stubs", "tls"] : ["stubs"]) else { return [] }
+        if let tls = fields.first(where: { $0.key == "tls" }) {
+            parseTLS(tls.value, path: "tls")
+        }
         guard let stubs = fields.first(where: { $0.key == "stubs" }) else {
-            report(root, "", "missing key 'stubs'; expected a mapping with a 'stubs' list")
+            if !fields.contains(where: { $0.key == "tls" }) {
+                report(root, "", "missing key 'stubs'; expected a mapping with a 'stubs' list")
+            }
             return []
         }
         guard case .sequence(let items) = stubs.value else {

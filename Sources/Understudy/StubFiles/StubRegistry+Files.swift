@@ -14,22 +14,24 @@ extension StubRegistry {
     /// - Parameter url: the directory or file.
     /// - Throws: ``StubFileError`` listing every issue in every file.
     public func load(from url: URL) throws {
-        try load(StubFileLoader.load(from: url).stubs, from: .stubFiles(url))
+        let loaded = try StubFileLoader.load(from: url)
+        load(loaded.stubs, tlsRules: loaded.tlsRules, from: .stubFiles(url))
     }
 
     /// Adds stubs read from `source` all at once, and remembers the source for ``reset()``.
-    func load(_ stubs: [Stub], from source: StubSource) {
+    func load(_ stubs: [Stub], tlsRules: [TLSRule] = [], from source: StubSource) {
         state.withLock { state in
             state.insert(stubs)
+            state.insert(tlsRules)
             if !state.sources.contains(source) {
                 state.sources.append(source)
             }
         }
     }
 
-    /// Goes back to the loaded files: drops every stub (those added in code too), re-reads each
-    /// directory and file given to ``load(from:)`` (and each WireMock directory given to
-    /// ``load(wireMock:)``) from disk, in the order first loaded, so `times` and sequences start
+    /// Goes back to the loaded files: drops every stub and `tls:` rule (those added in code too),
+    /// re-reads each directory and file given to ``load(from:)`` (and each WireMock directory
+    /// given to ``load(wireMock:)``) from disk, in the order first loaded, so `times` and sequences start
     /// again, and clears the journal.
     ///
     /// When a file has become invalid nothing changes, neither the stubs nor the journal.
@@ -37,10 +39,13 @@ extension StubRegistry {
     public func reset() throws {
         let sources = state.withLock { $0.sources }
         var stubs: [Stub] = []
+        var tlsRules: [TLSRule] = []
         var issues: [StubFileError.Issue] = []
         for source in sources {
             do {
-                stubs += try source.load()
+                let loaded = try source.load()
+                stubs += loaded.stubs
+                tlsRules += loaded.tlsRules
             } catch let error as StubFileError {
                 issues += error.issues
             }
@@ -49,6 +54,8 @@ extension StubRegistry {
         state.withLock { state in
             state.entries.removeAll()
             state.insert(stubs)
+            state.tlsRules.removeAll()
+            state.insert(tlsRules)
         }
         journal.clear()
     }
@@ -67,5 +74,13 @@ extension StubRegistry.State {
             nextSequence += 1
         }
         index = nil
+    }
+
+    /// Adds `tls:` rules in order; one for a host already ruled replaces the old one.
+    fileprivate mutating func insert(_ rules: [TLSRule]) {
+        for rule in rules {
+            tlsRules.removeAll { $0.pattern == rule.pattern }
+            tlsRules.append(rule)
+        }
     }
 }

@@ -14,10 +14,10 @@ enum StubSource: Sendable, Hashable {
         }
     }
 
-    func load() throws -> [Stub] {
+    func load() throws -> StubFileLoader.LoadedStubs {
         switch self {
-        case .stubFiles(let url): return try StubFileLoader.stubs(from: url)
-        case .wireMock(let url): return try WireMockLoader.load(from: url).stubs
+        case .stubFiles(let url): return try StubFileLoader.load(from: url)
+        case .wireMock(let url): return try WireMockLoader.load(from: url)
         }
     }
 }

@@ -11,8 +11,9 @@ extension AdminAPI {
         case nearMisses
         case har
         case reset
+        case certificateAuthority
 
-        static let names = ["health", "stubs", "stubs/{name}", "requests", "requests/count", "requests.har", "near-misses", "reset"]
+        static let names = ["health", "stubs", "stubs/{name}", "requests", "requests/count", "requests.har", "near-misses", "reset", "ca.pem"]
 
         init(path: String) throws {
             var rest = path.hasPrefix(AdminAPI.prefix) ? Substring(path.dropFirst(AdminAPI.prefix.count)) : nil
@@ -25,6 +26,7 @@ extension AdminAPI {
             case "requests.har": self = .har
             case "near-misses": self = .nearMisses
             case "reset": self = .reset
+            case "ca.pem": self = .certificateAuthority
             case let rest? where rest.hasPrefix("stubs/"):
                 self = .stub(String(rest.dropFirst("stubs/".count)))
             default:
@@ -37,7 +39,7 @@ extension AdminAPI {
         /// The methods it answers (HEAD goes wherever GET does).
         var methods: [String] {
             switch self {
-            case .health, .nearMisses, .har: return ["GET"]
+            case .health, .nearMisses, .har, .certificateAuthority: return ["GET"]
             case .stubs: return ["GET", "POST", "DELETE"]
             case .stub: return ["GET", "DELETE"]
             case .requests: return ["GET", "DELETE"]

@@ -22,6 +22,7 @@ import UnderstudyHAR
 /// | `POST requests/count` | 200 ``AdminJSON/Count`` for a body `{"request": {...}}` |
 /// | `GET near-misses` | 200 ``AdminJSON/NearMissList`` |
 /// | `GET requests.har` | 200 the journal as HAR 1.2 (canned answers' bodies always; others when ``Journal/keepsBodies`` is set) |
+/// | `GET ca.pem` | 200 the local CA's certificate (PEM), or 404 without one; never its key |
 /// | `POST reset` | 200 ``AdminJSON/ResetDone``: files re-read, `times` and sequences restarted, journal cleared |
 ///
 /// Bad input is a 400 whose ``AdminJSON/Error`` names the field; a known path with another
@@ -41,6 +42,8 @@ package struct AdminAPI: Sendable {
     package let registry: StubRegistry
     /// The bearer token every request must carry, or `nil` for none.
     package let token: String?
+    /// The local CA's certificate, served at `ca.pem`.
+    package let certificateAuthorityPEM: String?
     /// Where `file:` references in posted stubs resolve (and may not leave); `nil` refuses them.
     package let stubDirectory: URL?
 
@@ -52,7 +55,8 @@ package struct AdminAPI: Sendable {
     ///   - registry: the stubs and journal to inspect and change.
     ///   - token: when non-nil, every request must send `Authorization: Bearer <token>`.
     ///   - stubDirectory: where `file:` paths in posted stubs resolve; `nil` refuses them.
-    package init(registry: StubRegistry, token: String?, stubDirectory: URL? = nil) {
+    package init(registry: StubRegistry, token: String?, stubDirectory: URL? = nil, certificateAuthorityPEM: String? = nil) {
+        self.certificateAuthorityPEM = certificateAuthorityPEM
         self.registry = registry
         self.token = token
         self.stubDirectory = stubDirectory
@@ -123,6 +127,12 @@ package struct AdminAPI: Sendable {
         case (.reset, _):
             try checkQuery(request, allowed: [])
             return try reset()
+        case (.certificateAuthority, _):
+            try checkQuery(request, allowed: [])
+            guard let pem = certificateAuthorityPEM else {
+                throw AdminFailure(404, "this server has no local CA: start it with TLS from the local CA (--tls-port, or tls: .localCA)")
+            }
+            return AdminResponse(status: 200, headers: ["Content-Type": "application/x-pem-file", "Content-Length": String(pem.utf8.count)], body: Data(pem.utf8))
         }
     }
 

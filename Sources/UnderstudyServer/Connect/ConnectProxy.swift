@@ -48,11 +48,11 @@ enum ConnectProxy {
     /// Takes the HTTP/1.1 handlers off `channel`, leaving the socket to what comes next.
     static func removeHTTPHandlers(from channel: any Channel) throws {
         let sync = channel.pipeline.syncOperations
-        try sync.removeHandler(context: sync.context(handlerType: SilentInputGuard.self))
-        try sync.removeHandler(context: sync.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self))
-        try sync.removeHandler(context: sync.context(handlerType: HTTP1ConnectionHandler.self))
-        try sync.removeHandler(context: sync.context(handlerType: AdminRouteHandler.self))
-        try sync.removeHandler(context: sync.context(handlerType: StubRequestHandler.self))
+        _ = try sync.removeHandler(context: sync.context(handlerType: SilentInputGuard.self))
+        _ = try sync.removeHandler(context: sync.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self))
+        _ = try sync.removeHandler(context: sync.context(handlerType: HTTP1ConnectionHandler.self))
+        _ = try sync.removeHandler(context: sync.context(handlerType: AdminRouteHandler.self))
+        _ = try sync.removeHandler(context: sync.context(handlerType: StubRequestHandler.self))
     }
 
     /// Intercepts: `200`, then TLS as `host` and HTTP/1.1 inside, matched as `https://host:port`.
@@ -87,9 +87,11 @@ enum ConnectProxy {
                         upstream.close(promise: nil)
                         return
                     }
-                    let bothClosed = channel.closeFuture.and(upstream.closeFuture)
-                    bothClosed.whenComplete { _ in
-                        responder.recordTunnel(request, startTime: startTime, bytesFromClient: clientSide.bytesRead, bytesToClient: upstreamSide.bytesRead)
+                    // Counted on the loop both channels share, once both have closed.
+                    let sides = NIOLoopBound((clientSide, upstreamSide), eventLoop: channel.eventLoop)
+                    channel.closeFuture.and(upstream.closeFuture).whenComplete { _ in
+                        let (fromClient, toClient) = (sides.value.0.bytesRead, sides.value.1.bytesRead)
+                        responder.recordTunnel(request, startTime: startTime, bytesFromClient: fromClient, bytesToClient: toClient)
                     }
                     channel.writeAndFlush(ByteBuffer(string: established), promise: nil)
                     channel.read()
