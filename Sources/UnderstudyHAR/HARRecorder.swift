@@ -28,6 +28,8 @@ public final class HARRecorder: Sendable {
     private let onWriteError: (@Sendable (any Error) -> Void)?
     /// Whether a rewrite is scheduled and not yet started.
     private let pending = LockedState(false)
+    /// Whether this records a proxy, whose own `X-Understudy-Stub` marker is not the upstream's.
+    private let isProxy: Bool
 
     /// Creates a recording reverse proxy to `upstream`.
     /// - Parameters:
@@ -41,6 +43,18 @@ public final class HARRecorder: Sendable {
         self.init(registry: registry, upstream: upstream, output: output, redaction: redaction, onWriteError: onWriteError)
     }
 
+    /// Creates a recording forward proxy: every request a client sends through it (plain
+    /// `http://` ones, and `https://` ones inside intercepted `CONNECT`s) goes to its own URL.
+    /// - Parameters:
+    ///   - output: the HAR file to write.
+    ///   - redaction: the header values to hide.
+    ///   - onWriteError: told when a background rewrite of the file fails.
+    public convenience init(forwardProxyTo output: URL, redaction: HARRedaction = HARRedaction(), onWriteError: (@Sendable (any Error) -> Void)? = nil) {
+        let registry = StubRegistry()
+        registry.stub(.any, named: "record", response: .forward())
+        self.init(registry: registry, upstream: nil, output: output, redaction: redaction, onWriteError: onWriteError, isProxy: true)
+    }
+
     /// Records the journal of any registry (`understudy serve --record`); turns on
     /// ``Journal/keepsBodies``.
     /// - Parameters:
@@ -49,8 +63,14 @@ public final class HARRecorder: Sendable {
     ///   - output: the HAR file to write.
     ///   - redaction: the header values to hide.
     ///   - onWriteError: told when a background rewrite of the file fails.
-    public init(registry: StubRegistry, upstream: URL? = nil, output: URL, redaction: HARRedaction = HARRedaction(),
-                onWriteError: (@Sendable (any Error) -> Void)? = nil) {
+    public convenience init(registry: StubRegistry, upstream: URL? = nil, output: URL, redaction: HARRedaction = HARRedaction(),
+                            onWriteError: (@Sendable (any Error) -> Void)? = nil) {
+        self.init(registry: registry, upstream: upstream, output: output, redaction: redaction, onWriteError: onWriteError, isProxy: false)
+    }
+
+    private init(registry: StubRegistry, upstream: URL?, output: URL, redaction: HARRedaction,
+                 onWriteError: (@Sendable (any Error) -> Void)?, isProxy: Bool) {
+        self.isProxy = isProxy
         self.registry = registry
         self.upstream = upstream
         self.output = output
@@ -69,10 +89,10 @@ public final class HARRecorder: Sendable {
         var document = HARDocument(interactions: finished)
         document.log.entries = document.log.entries.map { entry in
             var entry = redaction.apply(to: entry)
-            if let upstream {
-                if let url = URL(string: entry.request.url) {
-                    entry.request.url = Self.upstreamURL(for: url, upstream: upstream).absoluteString
-                }
+            if let upstream, let url = URL(string: entry.request.url) {
+                entry.request.url = Self.upstreamURL(for: url, upstream: upstream).absoluteString
+            }
+            if upstream != nil || isProxy {
                 // The proxy's own marker is not part of what the upstream said.
                 entry.response.headers.removeAll { $0.name.lowercased() == "x-understudy-stub" }
             }

@@ -118,10 +118,11 @@ public final class StubServer: Sendable {
     ///   - configuration: limits, proxying, `CONNECT` routes and the admin token.
     ///   - tls: where certificates come from, for the HTTPS listener and for intercepting
     ///     `CONNECT`; `nil` for plain HTTP only (`CONNECT` is then refused unless tunnelled).
-    ///   - tlsPort: the HTTPS port; 0 picks a free one (read it back from ``tlsPort``).
+    ///   - tlsPort: the HTTPS port; 0 picks a free one (read it back from ``tlsPort``); `nil`
+    ///     for no HTTPS listener, only `CONNECT` interception.
     public static func start(
         serving registry: StubRegistry, host: String = "127.0.0.1", port: Int = 0,
-        configuration: Configuration = Configuration(), tls: TLS? = nil, tlsPort: Int = 0
+        configuration: Configuration = Configuration(), tls: TLS? = nil, tlsPort: Int? = 0
     ) async throws -> StubServer {
         if configuration.adminToken == nil, !isLoopback(host) {
             throw StartError(description: "binding \(host) exposes the admin API beyond this machine; pass an admin token (--admin-token) to bind a non-loopback host")
@@ -140,7 +141,7 @@ public final class StubServer: Sendable {
         shared.setListener(host: urlHost, port: boundPort)
         var channels = [channel]
         var boundTLSPort: Int?
-        if let provider {
+        if let provider, let tlsPort {
             let tlsOrigin = ConnectionOrigin(scheme: "https", authority: shared.tlsListenerAuthority)
             let tlsChannel: any Channel
             do {

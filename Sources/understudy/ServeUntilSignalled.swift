@@ -4,26 +4,50 @@ import Understudy
 import UnderstudyServer
 
 /// What `serve`, `record` and `replay` share: start the server, print the ready line
-/// (`Understudy listening on http://HOST:PORT (N stubs from SOURCE)`), serve until SIGINT or
-/// SIGTERM, then stop cleanly.
+/// (`Understudy listening on http://HOST:PORT (N stubs from SOURCE)`, or with HTTPS
+/// `... on http://HOST:PORT and https://HOST:TLSPORT (...)`), serve until SIGINT or SIGTERM,
+/// then stop cleanly.
 /// - Parameters:
 ///   - registry: the stubs to serve.
 ///   - host: the address to bind.
 ///   - port: the port; 0 picks a free one.
 ///   - configuration: the server's settings.
 ///   - source: what the stubs came from, for the ready line.
+///   - tls: HTTPS and `CONNECT` interception, when given.
 func serveUntilSignalled(
-    _ registry: StubRegistry, host: String, port: Int, configuration: StubServer.Configuration, source: String
+    _ registry: StubRegistry, host: String, port: Int, configuration: StubServer.Configuration, source: String,
+    tls: TLSOptions? = nil
 ) async throws {
     let server: StubServer
     do {
-        server = try await StubServer.start(serving: registry, host: host, port: port, configuration: configuration)
+        server = try await start(registry, host: host, port: port, configuration: configuration, tls: tls)
     } catch {
         FileHandle.standardError.write(Data("\(error)\n".utf8))
         throw ExitCode(1)
     }
-    let ready = "Understudy listening on \(server.baseURL.absoluteString) (\(registry.stubs.count) stubs from \(source))\n"
+    let listeners = [server.baseURL, server.httpsURL].compactMap { $0?.absoluteString }.joined(separator: " and ")
+    let ready = "Understudy listening on \(listeners) (\(registry.stubs.count) stubs from \(source))\n"
     FileHandle.standardOutput.write(Data(ready.utf8))
     await waitForTerminationSignal()
     try await server.stop()
+}
+
+/// Starts the server; with TLS options, with HTTPS when `--tls-port` is given and with
+/// `CONNECT` interception always. Without `--tls-port`, a local CA that cannot be loaded only
+/// turns interception off (with a warning): plain serving does not depend on it.
+private func start(
+    _ registry: StubRegistry, host: String, port: Int, configuration: StubServer.Configuration, tls: TLSOptions?
+) async throws -> StubServer {
+    guard let tls else {
+        return try await StubServer.start(serving: registry, host: host, port: port, configuration: configuration)
+    }
+    let configuration = tls.applyingRoutes(to: configuration)
+    do {
+        return try await StubServer.start(serving: registry, host: host, port: port, configuration: configuration, tls: tls.tls, tlsPort: tls.tlsPort)
+    } catch let error as StubServer.StartError {
+        throw error
+    } catch where tls.tlsPort == nil && tls.cert == nil {
+        FileHandle.standardError.write(Data("warning: CONNECT interception is off: \(error)\n".utf8))
+        return try await StubServer.start(serving: registry, host: host, port: port, configuration: configuration)
+    }
 }

@@ -35,6 +35,8 @@ extension UnderstudyCommand {
 
         @OptionGroup var listen: ListenOptions
 
+        @OptionGroup var tls: TLSOptions
+
         func validate() throws {
             if let proxyUnmatched, URL(string: proxyUnmatched)?.host == nil {
                 throw ValidationError("--proxy-unmatched '\(proxyUnmatched)' is not an absolute URL; expected something like http://127.0.0.1:8081")
@@ -87,7 +89,7 @@ extension UnderstudyCommand {
                 adminToken: listen.adminToken,
                 onInteraction: onInteraction
             )
-            try await serveUntilSignalled(registry, host: listen.host, port: listen.port, configuration: listen.applyingLimits(to: configuration), source: sources.joined(separator: ", "))
+            try await serveUntilSignalled(registry, host: listen.host, port: listen.port, configuration: listen.applyingLimits(to: configuration), source: sources.joined(separator: ", "), tls: tls)
             try recorder?.flush()
         }
     }
