@@ -109,6 +109,28 @@ final class ConformanceForwardTests: XCTestCase {
         }
     }
 
+    /// A forward to an upstream that is not ours: Python's http.server, HTTP/1.0, closing each
+    /// connection, with its own Server and Date headers (the Date may tick between the two
+    /// transports' fetches, so it alone is not compared).
+    func testAForwardToPythonsHTTPServer() async throws {
+        let png = try ImageGenerator.generate(width: 8, height: 8, pattern: .checkerboard).pngData()
+        let upstream = try LocalUpstream(files: ["cat.png": png, "notes.txt": Data("hello\n".utf8)])
+        defer { upstream.stop() }
+        let observed = try await conform("forward to http.server", ignoringHeaders: ["date"], { stubs in
+            stubs.stub(.any, named: "python", response: .forward(to: upstream.baseURL))
+        }) { client in
+            await client.fetch("/cat.png")
+            await client.fetch("/notes.txt")
+            await client.fetch("/missing.txt")
+        }
+        XCTAssertEqual(observed.results.map(\.status), [200, 200, 404])
+        XCTAssertEqual(observed.results[0].body, png)
+        XCTAssertEqual(observed.results[0].header("Content-Type"), "image/png")
+        XCTAssertEqual(observed.results[1].text, "hello\n")
+        XCTAssertTrue(observed.results[0].header("Server")?.hasPrefix("SimpleHTTP/") ?? false, "\(observed.results[0])")
+        XCTAssertEqual(observed.journal.map(\.bodyBytesSent), observed.results.map { $0.body?.count ?? -1 })
+    }
+
     func testAForwardedImageTranscodedToPNG() async throws {
         let source = try ImageGenerator.generate(width: 20, height: 12, pattern: .gradient)
         let upstreamStubs = StubRegistry()

@@ -20,8 +20,9 @@ enum TransportPair {
         case inProcess, server
     }
 
-    /// Response headers left out of the comparison, lowercased: none. Neither transport sends
-    /// `Date`; the server sends `Connection: close` only on answers it cuts short (faults,
+    /// Response headers left out of every comparison, lowercased: none. Neither transport sends
+    /// `Date` of its own (a case forwarding to a real upstream ignores the upstream's, see
+    /// ``differences(_:compareResults:ignoringHeaders:)``); the server sends `Connection: close` only on answers it cuts short (faults,
     /// truncation), which URLSession reports as errors, and on `Connection: close` requests,
     /// which URLSession does not make; `Transfer-Encoding` never goes out, since every answer
     /// has a Content-Length. A header added here must say which transport cannot carry it.
@@ -106,6 +107,17 @@ enum TransportPair {
         /// How long each request took, in the same order.
         let durations: [TimeInterval]
         let journal: [JournalLine]
+
+        /// The same without the headers named in `names` (lowercased).
+        func ignoring(_ names: Set<String>) -> Observation {
+            guard !names.isEmpty else { return self }
+            let stripped = results.map { result -> ClientResult in
+                guard case .response(let url, let status, let headers, let body) = result else { return result }
+                let kept = headers.filter { line in !names.contains(line.prefix { $0 != ":" }.lowercased()) }
+                return .response(url: url, status: status, headers: kept, body: body)
+            }
+            return Observation(transport: transport, results: stripped, durations: durations, journal: journal)
+        }
     }
 
     /// The client side of one transport in a case: sends requests and records what came back.
@@ -227,9 +239,11 @@ enum TransportPair {
 
     /// What differs between the two transports' observations, or `nil` when they agree:
     /// results and journal entries, one line per difference.
-    static func differences(_ observations: [Observation], compareResults: Bool = true) -> String? {
+    /// - Parameter ignoringHeaders: headers (lowercased) that may differ in this case, such as
+    ///   the `Date` of a real upstream fetched once per transport.
+    static func differences(_ observations: [Observation], compareResults: Bool = true, ignoringHeaders: Set<String> = []) -> String? {
         guard observations.count == 2 else { return "expected two observations, got \(observations.count)" }
-        let (a, b) = (observations[0], observations[1])
+        let (a, b) = (observations[0].ignoring(ignoringHeaders), observations[1].ignoring(ignoringHeaders))
         var lines: [String] = []
         if compareResults {
             if a.results.count != b.results.count {
@@ -252,13 +266,13 @@ extension XCTestCase {
     /// and journal), and returns the in-process observation for the case's own expectations.
     @discardableResult
     func conform(
-        _ name: String, configuration: StubServer.Configuration = .init(),
+        _ name: String, configuration: StubServer.Configuration = .init(), ignoringHeaders: Set<String> = [],
         file: StaticString = #filePath, line: UInt = #line,
         _ setUp: (StubRegistry) throws -> Void,
         _ body: (TransportPair.Client) async throws -> Void
     ) async throws -> TransportPair.Observation {
         let observations = try await TransportPair.observe(configuration: configuration, setUp, body)
-        if let differences = TransportPair.differences(observations) {
+        if let differences = TransportPair.differences(observations, ignoringHeaders: ignoringHeaders) {
             XCTFail("\(name): the transports differ:\n\(differences)", file: file, line: line)
         }
         return observations[0]
