@@ -21,11 +21,12 @@ enum TransportPair {
     }
 
     /// Response headers left out of every comparison, lowercased: none. Neither transport sends
-    /// `Date` of its own (a case forwarding to a real upstream ignores the upstream's, see
-    /// ``differences(_:compareResults:ignoringHeaders:)``); the server sends `Connection: close` only on answers it cuts short (faults,
-    /// truncation), which URLSession reports as errors, and on `Connection: close` requests,
-    /// which URLSession does not make; `Transfer-Encoding` never goes out, since every answer
-    /// has a Content-Length. A header added here must say which transport cannot carry it.
+    /// a `Date` of its own (a case forwarding to a real upstream ignores the upstream's, see
+    /// ``differences(_:compareResults:ignoringHeaders:)``). The server sends `Connection: close`
+    /// only on answers it cuts short (faults, truncation), which URLSession reports as errors,
+    /// and on `Connection: close` requests, which URLSession does not make. `Transfer-Encoding`
+    /// never goes out: every answer has a Content-Length. A header added here must say which
+    /// transport cannot carry it.
     static let transportOnlyHeaders: Set<String> = []
 
     /// What a client saw for one request.
