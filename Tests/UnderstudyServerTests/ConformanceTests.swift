@@ -130,6 +130,19 @@ final class ConformanceTests: XCTestCase {
         XCTAssertEqual(observed.journal.map(\.outcome), ["completed", "completed", #"failed: stub "throws" failed: no cats today"#])
     }
 
+    func testJSONBodyMatchingOnPost() async throws {
+        let observed = try await conform("JSON body matching", { stubs in
+            stubs.stub(.method("POST") && .jsonBody(["q": "cat"]), named: "search", priority: 1, response: .json(["hits": 3]))
+            stubs.stub(.method("POST"), named: "other", response: .text("no hits"))
+        }) { client in
+            await client.fetch("/search", method: "POST", body: Data(#"{"q":"cat"}"#.utf8), headers: ["Content-Type": "application/json"])
+            await client.fetch("/search", method: "POST", body: Data(#"{"q":"dog"}"#.utf8), headers: ["Content-Type": "application/json"])
+        }
+        XCTAssertEqual(try JSONValue(parsing: observed.results[0].body ?? Data()), ["hits": 3])
+        XCTAssertEqual(observed.results[1].text, "no hits")
+        XCTAssertEqual(observed.journal.map(\.stubName), ["search", "other"])
+    }
+
     /// A stub file's `base64:` body, loaded into both registries from one file.
     func testBase64BodyFromAStubFile() async throws {
         let directory = try makeTemporaryDirectory("conformance-files")
