@@ -48,10 +48,11 @@ if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
 missing=()
 command -v wrk >/dev/null 2>&1 || missing+=(wrk)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
+python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
 if [ "${#missing[@]}" -gt 0 ]; then
     echo "Installing ${missing[*]}..."
-    $sudo apt-get update
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y "${missing[@]}"
+    $sudo apt-get -o DPkg::Lock::Timeout=900 update
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=900 install -y "${missing[@]}"
 fi
 venv="$root/.venv"
 if ! "$venv/bin/python" -c "import PIL" >/dev/null 2>&1 || [ ! -x "$venv/bin/mitmdump" ]; then

@@ -57,13 +57,16 @@ command -v curl >/dev/null 2>&1 || missing+=(curl)
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
 if [ "${#missing[@]}" -gt 0 ]; then
     echo "Installing ${missing[*]}..."
-    $sudo apt-get update
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y "${missing[@]}"
+    $sudo apt-get -o DPkg::Lock::Timeout=900 update
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=900 install -y "${missing[@]}"
 fi
 nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"
 
 venv="$root/Benchmarks/.venv-wiremock"
 find_jar() {
+    # Nothing to find before the venv exists; under `set -euo pipefail` find's failure on a
+    # missing directory would end the script silently (a fresh clone has no venv yet).
+    [ -d "$venv" ] || return 0
     # Prefer 2.35.1 when the package ships more than one.
     find "$venv" -name 'wiremock-standalone*.jar' 2>/dev/null | awk '/-2\.35\.1\.jar$/ { print "0 " $0; next } { print "1 " $0 }' \
         | sort | head -1 | cut -d' ' -f2-

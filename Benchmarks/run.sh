@@ -18,8 +18,8 @@ if ! command -v dwebp >/dev/null 2>&1 || ! command -v cwebp >/dev/null 2>&1; the
     sudo=""
     if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
     echo "Installing webp (cwebp, dwebp)..."
-    $sudo apt-get update
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y webp
+    $sudo apt-get -o DPkg::Lock::Timeout=900 update
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=900 install -y webp
 fi
 
 swift build -c release --package-path Benchmarks

@@ -1,16 +1,22 @@
 import Foundation
 import Understudy
 import UnderstudyServer
+import UnderstudyURLProtocol
 import XCTest
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
-/// The admin API driven directly, without sockets: every endpoint and every refusal.
+/// The admin API driven directly: every endpoint and every refusal. The journal it reports is
+/// filled by real exchanges, requests sent through a `StubServer` (and in-process for a
+/// redirect hop), never by entries written by hand.
 final class AdminAPITests: XCTestCase {
     // MARK: - Health
 
     func testHealthReportsStubsAndTheJournal() async throws {
         let registry = StubRegistry(journalLimit: 2)
         registry.stub(.path("/a.png"), named: "a", response: .text("a"))
-        for _ in 0..<3 { await resolveAndJournal(registry, "http://img.example.com/a.png") }
+        for _ in 0..<3 { try await exchange(registry, "http://img.example.com/a.png") }
         let response = await send(AdminAPI(registry: registry, token: nil), "GET", "/__admin/health")
         XCTAssertEqual(response.status, 200)
         XCTAssertEqual(response.headers["Content-Type"], "application/json")
@@ -33,7 +39,7 @@ final class AdminAPITests: XCTestCase {
         let registry = StubRegistry()
         registry.stub(.host("img.example.com") && .pathExtension("webp"), named: "webp", response: .text("w"))
         registry.stub(.path("/a.png"), named: "a", priority: 5, times: 3, response: .text("a"))
-        await resolveAndJournal(registry, "http://img.example.com/a.png")
+        try await exchange(registry, "http://img.example.com/a.png")
         let response = await send(AdminAPI(registry: registry, token: nil), "GET", "/__admin/stubs")
         XCTAssertEqual(response.status, 200)
         XCTAssertEqual(try text(response), """
@@ -65,7 +71,7 @@ final class AdminAPITests: XCTestCase {
         XCTAssertEqual(registry.stubs.map(\.name), ["teapot"])
         XCTAssertEqual(registry.stubs.first?.times, 1)
         XCTAssertEqual(registry.stubs.first?.priority, 2)
-        await resolveAndJournal(registry, "http://x.test/tea")
+        try await exchange(registry, "http://x.test/tea")
         XCTAssertEqual(registry.journal.interactions.last?.status, 418)
         XCTAssertEqual(registry.journal.interactions.last?.stubName, "teapot")
     }
@@ -89,7 +95,7 @@ final class AdminAPITests: XCTestCase {
         let again = await send(admin, "POST", "/__admin/stubs", body: #"{"request": {"path": "/four"}, "response": {"body": "4"}}"#)
         XCTAssertEqual(try text(again), #"{"added":["posted-3"]}"#)
         XCTAssertEqual(Set(registry.stubs.map(\.name)), ["posted-1", "two", "posted-2", "posted-3"])
-        await resolveAndJournal(registry, "http://x.test/two")
+        try await exchange(registry, "http://x.test/two")
         XCTAssertEqual(registry.journal.interactions.last?.stubName, "two")
         XCTAssertEqual(registry.journal.interactions.last?.status, 200)
     }
@@ -157,7 +163,7 @@ final class AdminAPITests: XCTestCase {
             {"name": "greeting", "request": {"path": "/hi"}, "response": {"file": "greeting.txt"}}
             """)
         XCTAssertEqual(response.status, 201)
-        await resolveAndJournal(registry, "http://x.test/hi")
+        try await exchange(registry, "http://x.test/hi")
         XCTAssertEqual(registry.journal.interactions.last?.bodyBytesSent, 10)
     }
 
@@ -166,7 +172,7 @@ final class AdminAPITests: XCTestCase {
         registry.stub(.path("/a"), named: "a", response: .text("a"))
         registry.stub(.path("/b"), named: "b", response: .text("b"))
         registry.stub(.path("/c"), named: "c", response: .text("c"))
-        await resolveAndJournal(registry, "http://x.test/a")
+        try await exchange(registry, "http://x.test/a")
         let admin = AdminAPI(registry: registry, token: nil)
 
         let deleted = await send(admin, "DELETE", "/__admin/stubs/b")
@@ -190,8 +196,8 @@ final class AdminAPITests: XCTestCase {
     func testRequestsAreListedOldestFirstAsJournalJSON() async throws {
         let registry = StubRegistry()
         registry.stub(.path("/a.png"), named: "a", response: .data(Data(count: 5), contentType: "image/png"))
-        await resolveAndJournal(registry, "http://img.example.com/a.png", headers: [("Accept", "image/png"), ("X-B", "1"), ("accept", "*/*")])
-        await resolveAndJournal(registry, "http://img.example.com/missing", method: "POST", body: Data("abc".utf8))
+        try await exchange(registry, "http://img.example.com/a.png", headers: [("Accept", "image/png"), ("X-B", "1"), ("accept", "*/*")])
+        try await exchange(registry, "http://img.example.com/missing", method: "POST", body: Data("abc".utf8))
         let response = await send(AdminAPI(registry: registry, token: nil), "GET", "/__admin/requests")
         XCTAssertEqual(response.status, 200)
         let list = try decode(AdminJSON.RequestList.self, response)
@@ -200,7 +206,8 @@ final class AdminAPITests: XCTestCase {
 
         let matched = list.requests[0]
         XCTAssertEqual(matched.request, JournalEntry.Request(
-            method: "GET", url: "http://img.example.com/a.png", headers: ["Accept": "image/png, */*", "X-B": "1"], bodySize: 0
+            method: "GET", url: "http://img.example.com/a.png",
+            headers: ["Host": "img.example.com", "Accept": "image/png, */*", "X-B": "1"], bodySize: 0
         ))
         XCTAssertEqual(matched.stub, "a")
         XCTAssertEqual(matched.response?.status, 200)
@@ -219,7 +226,7 @@ final class AdminAPITests: XCTestCase {
 
         // The raw JSON: sorted keys, `stub: null` spelled out, ISO 8601 times with milliseconds.
         let raw = try text(response)
-        XCTAssertTrue(raw.contains(#""request":{"bodySize":0,"headers":{"Accept":"image/png, */*","X-B":"1"},"method":"GET","url":"http://img.example.com/a.png"}"#), raw)
+        XCTAssertTrue(raw.contains(#""request":{"bodySize":0,"headers":{"Accept":"image/png, */*","Host":"img.example.com","X-B":"1"},"method":"GET","url":"http://img.example.com/a.png"}"#), raw)
         XCTAssertTrue(raw.contains(#""stub":null"#), raw)
         let objects = try XCTUnwrap(JSONSerialization.jsonObject(with: response.body) as? [String: Any])
         let first = try XCTUnwrap((objects["requests"] as? [[String: Any]])?.first)
@@ -233,26 +240,41 @@ final class AdminAPITests: XCTestCase {
         let registry = StubRegistry()
         registry.stub(.path("/reset"), named: "reset", response: .failure(.connectionReset))
         registry.stub(.path("/broken"), named: "broken") { _ in throw RenderError("no cats today") }
-        let resetID = await resolveAndJournal(registry, "http://x.test/reset")
-        await resolveAndJournal(registry, "http://x.test/broken")
-        let hop = registry.journal.open(StubRequest("http://x.test/next")!, transport: .inProcess, redirectedFrom: resetID)
-        registry.journal.complete(hop, with: InteractionResult(stubName: nil, status: nil, outcome: .cancelled))
+        registry.stub(.path("/hop"), named: "hop", response: .redirect(to: "/next", status: 302))
+        registry.stub(.path("/next"), named: "next", response: .text("too late").delayed(by: .seconds(30)))
+        let resetID = try await exchange(registry, "http://x.test/reset")
+        try await exchange(registry, "http://x.test/broken")
+
+        // In-process, the URL protocol follows the redirect and journals the hop with the entry it
+        // came from; the client gives up while the next hop waits out its delay.
+        let session = URLSession(configuration: .stubbed(by: registry))
+        let task = session.dataTask(with: URL(string: "http://x.test/hop")!)
+        task.resume()
+        try await registry.journal.wait(for: .path("/next"), count: 1, timeout: .seconds(5))
+        task.cancel()
+        try await waitUntilSettled(registry)
+        session.invalidateAndCancel()
+        let hopID = try XCTUnwrap(registry.journal.interactions.first { $0.request.path == "/hop" }?.id)
 
         let list = try decode(AdminJSON.RequestList.self, await send(AdminAPI(registry: registry, token: nil), "GET", "/__admin/requests"))
-        XCTAssertEqual(list.requests.map(\.outcome), ["fault", "failed", "cancelled"])
+        XCTAssertEqual(list.requests.map(\.outcome), ["fault", "failed", "completed", "cancelled"])
+        XCTAssertEqual(list.requests[0].id, resetID)
         XCTAssertEqual(list.requests[0].fault, "connection-reset")
         XCTAssertNil(list.requests[0].response)
         XCTAssertEqual(list.requests[1].error, "no cats today")
         XCTAssertEqual(list.requests[1].response?.status, 500)
-        XCTAssertEqual(list.requests[2].redirectedFrom, resetID)
-        XCTAssertEqual(list.requests[2].transport, "inProcess")
+        XCTAssertEqual(list.requests[2].response?.status, 302)
+        XCTAssertNil(list.requests[2].redirectedFrom)
+        XCTAssertEqual(list.requests[3].redirectedFrom, hopID)
+        XCTAssertEqual(list.requests[3].stub, "next")
+        XCTAssertEqual(list.requests.map(\.transport), ["server", "server", "inProcess", "inProcess"])
     }
 
     func testUnmatchedFilterLimitAndOffset() async throws {
         let registry = StubRegistry()
         registry.stub(.pathPrefix("/ok"), named: "ok", response: .text("ok"))
         for path in ["/ok/1", "/miss/1", "/ok/2", "/miss/2", "/ok/3", "/miss/3"] {
-            await resolveAndJournal(registry, "http://x.test" + path)
+            try await exchange(registry, "http://x.test" + path)
         }
         let admin = AdminAPI(registry: registry, token: nil)
         func paths(_ target: String) async throws -> (paths: [String], total: Int) {
@@ -304,8 +326,8 @@ final class AdminAPITests: XCTestCase {
     func testDeleteRequestsClearsTheJournalOnly() async throws {
         let registry = StubRegistry()
         registry.stub(.any, named: "all", response: .text("x"))
-        await resolveAndJournal(registry, "http://x.test/a")
-        await resolveAndJournal(registry, "http://x.test/b")
+        try await exchange(registry, "http://x.test/a")
+        try await exchange(registry, "http://x.test/b")
         let response = await send(AdminAPI(registry: registry, token: nil), "DELETE", "/__admin/requests")
         XCTAssertEqual(response.status, 204)
         XCTAssertEqual(registry.journal.count, 0)
@@ -316,7 +338,7 @@ final class AdminAPITests: XCTestCase {
     func testCountRequestsMatchingAFileSchemaMatcher() async throws {
         let registry = StubRegistry()
         for url in ["http://img.example.com/a.webp", "http://img.example.com/b.webp", "http://img.example.com/c.png", "http://cdn.example.com/d.webp"] {
-            await resolveAndJournal(registry, url)
+            try await exchange(registry, url)
         }
         let admin = AdminAPI(registry: registry, token: nil)
         let json = await send(admin, "POST", "/__admin/requests/count", body: #"{"request": {"host": "img.example.com", "extension": "webp"}}"#)
@@ -358,10 +380,10 @@ final class AdminAPITests: XCTestCase {
         let registry = StubRegistry()
         registry.stub(.host("img.example.com") && .path("/cat.png"), named: "cat", response: .text("cat"))
         registry.stub(.host("img.example.com") && .path("/once.png"), named: "once", times: 1, response: .text("once"))
-        await resolveAndJournal(registry, "http://img.example.com/dog.png")
-        await resolveAndJournal(registry, "http://img.example.com/cat.png")
-        await resolveAndJournal(registry, "http://img.example.com/once.png")
-        await resolveAndJournal(registry, "http://img.example.com/once.png")
+        try await exchange(registry, "http://img.example.com/dog.png")
+        try await exchange(registry, "http://img.example.com/cat.png")
+        try await exchange(registry, "http://img.example.com/once.png")
+        try await exchange(registry, "http://img.example.com/once.png")
 
         let response = await send(AdminAPI(registry: registry, token: nil), "GET", "/__admin/near-misses")
         XCTAssertEqual(response.status, 200)
@@ -384,11 +406,8 @@ final class AdminAPITests: XCTestCase {
     func testHARExportAnswersTheJournalAsHAR() async throws {
         let registry = StubRegistry()
         registry.journal.keepsBodies = true
-        let id = registry.journal.open(StubRequest("http://localhost/a.json")!, transport: .server)
-        registry.journal.complete(id, with: InteractionResult(
-            stubName: "a", status: 200, headers: ["Content-Type": "application/json"], bodyBytesSent: 2,
-            outcome: .completed, responseBody: Data("{}".utf8)
-        ))
+        registry.stub(.path("/a.json"), named: "a", response: .data(Data("{}".utf8), contentType: "application/json"))
+        try await exchange(registry, "http://localhost/a.json")
         let response = await send(AdminAPI(registry: registry, token: nil), "GET", "/__admin/requests.har")
         XCTAssertEqual(response.status, 200)
         XCTAssertEqual(response.headers["Content-Type"], "application/json")
@@ -419,8 +438,8 @@ final class AdminAPITests: XCTestCase {
         registry.stub(.path("/code"), named: "code", response: .text("added in code"))
         let admin = AdminAPI(registry: registry, token: nil)
         _ = await send(admin, "POST", "/__admin/stubs", body: #"{"name": "posted", "request": {"path": "/posted"}, "response": {"status": 201}}"#)
-        await resolveAndJournal(registry, "http://x.test/cat")
-        await resolveAndJournal(registry, "http://x.test/cat")
+        try await exchange(registry, "http://x.test/cat")
+        try await exchange(registry, "http://x.test/cat")
         XCTAssertEqual(registry.journal.unmatched.count, 1, "times: 1 used up")
 
         try """
@@ -438,7 +457,7 @@ final class AdminAPITests: XCTestCase {
         XCTAssertEqual(try text(response), #"{"stubs":2}"#)
         XCTAssertEqual(Set(registry.stubs.map(\.name)), ["cat", "kitten"])
         XCTAssertEqual(registry.journal.count, 0)
-        await resolveAndJournal(registry, "http://x.test/cat")
+        try await exchange(registry, "http://x.test/cat")
         XCTAssertEqual(registry.journal.interactions.last?.stubName, "cat", "times restarted")
         XCTAssertEqual(registry.journal.interactions.last?.bodyBytesSent, 4)
     }
@@ -449,7 +468,7 @@ final class AdminAPITests: XCTestCase {
         try "stubs:\n  - name: cat\n    response: { body: meow }\n".write(to: file, atomically: true, encoding: .utf8)
         let registry = StubRegistry()
         try registry.load(from: directory)
-        await resolveAndJournal(registry, "http://x.test/cat")
+        try await exchange(registry, "http://x.test/cat")
         try "stubs:\n  - name: cat\n    response: { fault: explode }\n".write(to: file, atomically: true, encoding: .utf8)
 
         let response = await send(AdminAPI(registry: registry, token: nil), "POST", "/__admin/reset")
@@ -492,7 +511,8 @@ final class AdminAPITests: XCTestCase {
             XCTAssertEqual(response.status, 404, path)
             XCTAssertEqual(try text(response), """
                 {"error":"no admin endpoint \(path); expected one of /__admin/health, /__admin/stubs, /__admin/stubs/{name}, \
-                /__admin/requests, /__admin/requests/count, /__admin/requests.har, /__admin/near-misses, /__admin/reset"}
+                /__admin/requests, /__admin/requests/count, /__admin/requests.har, /__admin/near-misses, /__admin/reset, \
+                /__admin/ca.pem"}
                 """)
         }
         XCTAssertTrue(AdminAPI.isAdminPath("/__admin/health"))
@@ -579,6 +599,55 @@ final class AdminAPITests: XCTestCase {
         try JSONDecoder().decode(type, from: response.body)
     }
 
+    // MARK: - Real exchanges
+
+    /// A server for each registry a test sends requests to, started on first use.
+    private var servers: [ObjectIdentifier: StubServer] = [:]
+
+    /// Sends `method url` through a `StubServer` serving `registry` (started on first use and
+    /// stopped when the test ends) in absolute form, as a client of a forward proxy does, so the
+    /// journal records `url` itself; waits until the server has journaled it completely.
+    /// - Returns: the journal entry's id.
+    @discardableResult
+    private func exchange(
+        _ registry: StubRegistry, _ url: String, method: String = "GET", headers: [(String, String)] = [], body: Data? = nil,
+        file: StaticString = #filePath, line: UInt = #line
+    ) async throws -> Int {
+        let server: StubServer
+        if let running = servers[ObjectIdentifier(registry)] {
+            server = running
+        } else {
+            server = try await StubServer.start(serving: registry)
+            servers[ObjectIdentifier(registry)] = server
+            addTeardownBlock { try await server.stop() }
+        }
+        let host = try XCTUnwrap(URL(string: url)?.host, file: file, line: line)
+        let lastID = registry.journal.interactions.last?.id ?? 0
+        var head = "\(method) \(url) HTTP/1.1\r\nHost: \(host)\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        if let body { head += "Content-Length: \(body.count)\r\n" }
+        let socket = try RawSocket(port: server.port)
+        socket.send(Array((head + "\r\n").utf8) + Array(body ?? Data()))
+        let answer = socket.read(stoppingWhen: { RawResponse.parse($0).count == 1 })
+        XCTAssertNotEqual(answer.ending, .timedOut, "\(method) \(url) was answered, or the connection ended: \(answer)", file: file, line: line)
+        try await waitUntilSettled(registry, file: file, line: line)
+        let entry = try XCTUnwrap(registry.journal.interactions.last, "\(method) \(url) was journaled", file: file, line: line)
+        XCTAssertGreaterThan(entry.id, lastID, "\(method) \(url) was journaled", file: file, line: line)
+        return entry.id
+    }
+
+    /// Waits (at most 5 s) until no journal entry is in flight: a server may finish an entry
+    /// just after its client has the answer.
+    private func waitUntilSettled(_ registry: StubRegistry, file: StaticString = #filePath, line: UInt = #line) async throws {
+        let deadline = Date().addingTimeInterval(5)
+        while registry.journal.interactions.contains(where: { $0.outcome == .inFlight }) {
+            guard Date() < deadline else {
+                return XCTFail("journal entries still in flight after 5 s: \(registry.journal.interactions)", file: file, line: line)
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
     private func temporaryDirectory() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("admin-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
@@ -587,34 +656,3 @@ final class AdminAPITests: XCTestCase {
     }
 }
 
-/// What a transport does with a request, minus the socket: journal it, resolve it, finish it.
-@discardableResult
-fileprivate func resolveAndJournal(
-    _ registry: StubRegistry, _ url: String, method: String = "GET", headers: [(String, String)] = [], body: Data? = nil
-) async -> Int {
-    let request = StubRequest(method: method, url: URL(string: url)!, headers: HeaderFields(headers), body: body)
-    let id = registry.journal.open(request, transport: .server)
-    switch await registry.resolve(request, context: RenderContext()) {
-    case .response(let prepared):
-        if let fault = prepared.fault {
-            registry.journal.complete(id, with: InteractionResult(stubName: prepared.stubName, status: nil, outcome: .fault(fault)))
-        } else {
-            registry.journal.complete(id, with: InteractionResult(
-                stubName: prepared.stubName, status: prepared.status, headers: prepared.headers,
-                bodyBytesSent: prepared.body.count, outcome: .completed
-            ))
-        }
-    case .failed(let prepared, let message):
-        registry.journal.complete(id, with: InteractionResult(
-            stubName: prepared.stubName, status: prepared.status, headers: prepared.headers,
-            bodyBytesSent: prepared.body.count, outcome: .failed(message)
-        ))
-    case .unmatched(let nearMisses):
-        let body = Data(NearMiss.report(for: request, nearMisses: nearMisses).utf8)
-        registry.journal.complete(id, with: InteractionResult(
-            stubName: nil, status: 404, headers: ["Content-Type": "text/plain", "Content-Length": String(body.count)],
-            bodyBytesSent: body.count, outcome: .unmatched, nearMisses: nearMisses
-        ))
-    }
-    return id
-}

@@ -84,8 +84,9 @@ final class MalformedHTTPTests: XCTestCase {
             func witness(_ after: String, file: StaticString = #filePath, line: UInt = #line) throws {
                 let socket = try RawSocket(port: server.port)
                 socket.send("GET /ok HTTP/1.1\r\nHost: witness\r\nConnection: close\r\n\r\n")
-                let (responses, _) = socket.readResponses()
+                let (responses, end) = socket.readResponses()
                 XCTAssertEqual(responses.map(\.summary), ["200 OK ok"], "a well-formed request after \(after)", file: file, line: line)
+                XCTAssertEqual(end, .closed, "Connection: close honoured after \(after)", file: file, line: line)
                 witnessed += 1
             }
 
@@ -197,8 +198,9 @@ final class MalformedHTTPTests: XCTestCase {
             XCTAssertEqual(stubs.journal.count(matching: .pathPrefix("/n/")), 301)
             let health = try RawSocket(port: server.port)
             health.send("GET /__admin/health HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
-            let (answers, _) = health.readResponses()
+            let (answers, healthEnd) = health.readResponses()
             XCTAssertEqual(answers.first?.status, 200)
+            XCTAssertEqual(healthEnd, .closed)
             XCTAssertTrue(answers.first?.body.contains("\"status\"") ?? false, answers.first?.body ?? "")
 
             XCTAssertGreaterThanOrEqual(table.count, 20)
@@ -207,15 +209,16 @@ final class MalformedHTTPTests: XCTestCase {
     }
 
     /// "400 Bad Request, then close" and the like.
-    static func describe(_ responses: [RawResponse], _ end: RawSocket.End) -> String {
+    static func describe(_ responses: [RawResponse], _ end: RawSocket.Ending) -> String {
         let statuses = responses.map { "\($0.status) \($0.reason)" }
         let ending: String
         switch end {
         case .closed: ending = "close"
         case .reset: ending = "reset"
-        case .stillOpen: ending = "the connection left open"
+        case .timedOut, .satisfied: ending = "the connection left open"
+        case .failed: ending = "\(end)"
         }
-        if statuses.isEmpty { return end == .stillOpen ? "no response, \(ending)" : closed }
+        if statuses.isEmpty { return end == .closed || end == .reset ? closed : "no response, \(ending)" }
         return statuses.joined(separator: ", ") + ", then " + ending
     }
 }
@@ -230,46 +233,15 @@ struct RawResponse {
 }
 
 extension RawSocket {
-    /// How a read ended.
-    enum End: Equatable {
-        case closed, reset, stillOpen
-    }
-
-    /// Sends bytes; false when the peer has gone.
-    @discardableResult
-    func send(_ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
-    }
-
     /// Reads until the peer closes or resets, or nothing arrives for 5 s, and parses what came.
-    func readResponses() -> ([RawResponse], End) {
-        var data = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        var end = End.stillOpen
-        while data.count < 16 << 20 {
-            let count = recv(fd, &buffer, buffer.count, 0)
-            if count > 0 {
-                data += buffer[0..<count]
-                continue
-            }
-            if count == 0 { end = .closed } else if errno == ECONNRESET { end = .reset }
-            break
-        }
-        return (RawResponse.parse(data), end)
+    func readResponses() -> ([RawResponse], Ending) {
+        let received = read()
+        return (RawResponse.parse(received.bytes), received.ending)
     }
 
     /// Reads until `count` responses have arrived (or the peer closes, or 5 s of silence).
     func readResponses(count: Int) -> [RawResponse] {
-        var data = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        var responses: [RawResponse] = []
-        while responses.count < count {
-            let received = recv(fd, &buffer, buffer.count, 0)
-            if received <= 0 { break }
-            data += buffer[0..<received]
-            responses = RawResponse.parse(data)
-        }
-        return responses
+        RawResponse.parse(read(stoppingWhen: { RawResponse.parse($0).count >= count }).bytes)
     }
 }
 

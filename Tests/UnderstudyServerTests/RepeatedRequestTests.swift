@@ -17,7 +17,9 @@ final class RepeatedRequestTests: XCTestCase {
             let socket = try RawSocket(port: server.port)
             func ask() -> String {
                 socket.send("GET /a.txt HTTP/1.1\r\nHost: img.test\r\nAccept: */*\r\n\r\n")
-                let answer = socket.read(until: "-END")
+                let received = socket.read(until: "-END")
+                XCTAssertEqual(received.ending, .satisfied, "answered on the kept-alive connection: \(received)")
+                let answer = received.text
                 let stub = answer.split(separator: "\r\n").first { $0.hasPrefix("X-Understudy-Stub: ") }?.dropFirst(19) ?? "-"
                 return "\(stub) \(answer.components(separatedBy: "\r\n\r\n").last ?? "")"
             }
@@ -39,7 +41,9 @@ final class RepeatedRequestTests: XCTestCase {
 
             try FileManager.default.removeItem(at: file)
             socket.send("GET /a.txt HTTP/1.1\r\nHost: img.test\r\nAccept: */*\r\n\r\n")
-            let failure = socket.read(until: "cannot read file")
+            let received = socket.read(until: "cannot read file")
+            XCTAssertEqual(received.ending, .satisfied, "\(received)")
+            let failure = received.text
             XCTAssertTrue(failure.hasPrefix("HTTP/1.1 500 "), "a deleted file fails, never served from memory: \(failure)")
         }
         XCTAssertEqual(stubs.journal.count(matching: .path("/a.txt")), 9, "every request journaled")

@@ -61,13 +61,17 @@ final class ServerLiveTests: XCTestCase {
         try await withServer(stubs) { server in
             let socket = try RawSocket(port: server.port)
             socket.send("GET /n/1 HTTP/1.1\r\nHost: a\r\n\r\nGET /n/2 HTTP/1.1\r\nHost: a\r\n\r\nHEAD /n/3 HTTP/1.1\r\nHost: a\r\n\r\n")
-            let answer = socket.read(occurrences: 3, of: "HTTP/1.1 200 OK")
+            let received = socket.read(occurrences: 3, of: "HTTP/1.1 200 OK")
+            XCTAssertEqual(received.ending, .satisfied, "three answers on an open connection: \(received)")
+            let answer = received.text
             XCTAssertEqual(answer.components(separatedBy: "HTTP/1.1 200 OK").count - 1, 3, answer)
             let first = try XCTUnwrap(answer.range(of: "\r\n\r\n1"))
             let second = try XCTUnwrap(answer.range(of: "\r\n\r\n2"))
             XCTAssertLessThan(first.lowerBound, second.lowerBound, "responses in request order")
             socket.send("GET /n/4 HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
-            let last = socket.read()
+            let closing = socket.read()
+            XCTAssertEqual(closing.ending, .closed, "Connection: close is honoured with a FIN, not left open: \(closing)")
+            let last = closing.text
             XCTAssertTrue(last.contains("Connection: close\r\n"), last)
             XCTAssertTrue(last.hasSuffix("\r\n\r\n4"), last)
             XCTAssertEqual(stubs.journal.count, 4)
@@ -178,7 +182,9 @@ final class ServerLiveTests: XCTestCase {
         socket.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
         try await stubs.journal.wait(for: .any, count: 1, timeout: .seconds(5))
         try await server.stop()
-        XCTAssertEqual(socket.read(), "", "closed without a byte")
+        let received = socket.read()
+        XCTAssertEqual(received.bytes, [], "closed without a byte")
+        XCTAssertEqual(received.ending, .closed, "stop closed the held connection")
     }
 
     func testNonLoopbackBindWithoutATokenIsRefused() async throws {

@@ -37,59 +37,6 @@ func curl(_ arguments: [String], maxTime: Int = 10, environment: [String: String
     try run("curl", ["--silent", "--show-error", "--max-time", String(maxTime)] + arguments, environment: environment)
 }
 
-/// A raw TCP client on loopback, for what real clients will not send.
-final class RawSocket {
-    let fd: Int32
-
-    init(port: Int) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard result == 0 else { throw POSIXError(.ECONNREFUSED) }
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    }
-
-    func send(_ text: String) {
-        let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-    }
-
-    /// Reads until the peer closes, `until` is seen, or 5 s pass; returns what arrived.
-    func read(until marker: String? = nil) -> String {
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = recv(fd, &buffer, buffer.count, 0)
-            if count <= 0 { break }
-            data.append(buffer, count: count)
-            if let marker, String(decoding: data, as: UTF8.self).components(separatedBy: marker).count > 1 { break }
-        }
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    /// Reads until `count` occurrences of `marker` have arrived (or the peer closes / 5 s).
-    func read(occurrences count: Int, of marker: String) -> String {
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while String(decoding: data, as: UTF8.self).components(separatedBy: marker).count - 1 < count {
-            let received = recv(fd, &buffer, buffer.count, 0)
-            if received <= 0 { break }
-            data.append(buffer, count: received)
-        }
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    deinit {
-        close(fd)
-    }
-}
-
 extension XCTestCase {
     /// A new empty directory under the system's temporary one, removed when the test ends.
     func makeTemporaryDirectory(_ prefix: String) throws -> URL {

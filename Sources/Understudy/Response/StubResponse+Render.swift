@@ -112,7 +112,7 @@ extension StubResponse {
             do {
                 answer = try await upstream.fetch(target)
             } catch {
-                throw RenderError(status: 502, "forward to \(target.url.absoluteString) failed: \(error)")
+                throw RenderError(status: 502, "forward to \(target.url.absoluteString) failed: \(Self.upstreamFailure(error))")
             }
             status = answer.status
             // The body arrives decoded and is framed anew: connection and framing headers no longer apply.
@@ -168,7 +168,8 @@ extension StubResponse {
         var headers = base
         if !infersContentType { headers.remove("Content-Type") }
         headers.merge(self.headers)
-        if headers["Content-Length"] == nil {
+        // 1xx, 204 and 304 carry no body and no length (RFC 9110 8.6), on every transport.
+        if headers["Content-Length"] == nil, status >= 200, status != 204, status != 304 {
             headers["Content-Length"] = String(body.count)
         }
         if let stubName {
@@ -184,6 +185,31 @@ extension StubResponse {
             fault: fault,
             stubName: stubName
         )
+    }
+
+    /// Why an upstream could not answer, in the same words whichever HTTP client asked: the
+    /// in-process transport's URLSession and the server's AsyncHTTPClient word the same failure
+    /// differently, and a stub must not answer differently over the two.
+    static func upstreamFailure(_ error: any Error) -> String {
+        if let urlError = error as? URLError {
+            switch urlError.code {
+            case .cannotConnectToHost: return "connection refused"
+            case .timedOut: return "timed out"
+            case .cannotFindHost, .dnsLookupFailed: return "host not found"
+            case .networkConnectionLost: return "connection lost"
+            case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+                 .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot: return "TLS handshake failed"
+            default: return "URLError \(urlError.code.rawValue)"
+            }
+        }
+        let text = String(describing: error)
+        let lowered = text.lowercased()
+        if lowered.contains("refused") { return "connection refused" }
+        if lowered.contains("timed out") || lowered.contains("timeout") || lowered.contains("deadline") { return "timed out" }
+        if lowered.contains("resolve") || lowered.contains("host not found") || lowered.contains("nodename") { return "host not found" }
+        if lowered.contains("reset by peer") || lowered.contains("remoteconnectionclosed") { return "connection lost" }
+        if lowered.contains("certificate") || lowered.contains("handshake") || lowered.contains("ssl") { return "TLS handshake failed" }
+        return text
     }
 
     /// `request` aimed at `base` (scheme, host and port from it; path and query kept).

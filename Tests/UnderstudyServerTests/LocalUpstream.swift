@@ -1,0 +1,48 @@
+import Foundation
+import XCTest
+
+/// A real HTTP server on 127.0.0.1, port 0, serving a directory: Python's http.server (HTTP/1.0,
+/// with its own Date and Server headers), started and ended by PID within one test.
+final class LocalUpstream {
+    let process = Process()
+    let directory: URL
+    private(set) var baseURL: URL!
+
+    init(files: [String: Data]) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("upstream-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        for (name, data) in files {
+            try data.write(to: directory.appendingPathComponent(name))
+        }
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", directory.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // "Serving HTTP on 127.0.0.1 port 43219 (http://127.0.0.1:43219/) ..."
+        var text = ""
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, !text.contains("\n") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        guard let range = text.range(of: #"port (\d+)"#, options: .regularExpression),
+              let port = Int(text[range].dropFirst(5))
+        else {
+            stop()
+            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "python3 http.server did not start: \(text)"])
+        }
+        baseURL = URL(string: "http://127.0.0.1:\(port)")!
+    }
+
+    func stop() {
+        if process.isRunning {
+            // SIGKILL: a child spawned from a Dispatch thread may inherit a mask that blocks SIGTERM.
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
