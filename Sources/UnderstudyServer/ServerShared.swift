@@ -10,7 +10,7 @@ final class ServerShared: Sendable {
     let upstream = HTTPClientUpstream()
     let admin: AdminAPI
     /// TLS for the HTTPS listener and intercepted `CONNECT`s, when the server has it.
-    let tls: TLSContextProvider?
+    let tls: LazyTLS?
     /// Answers every connection's requests and journals them.
     let responder: StubResponder
     /// One cache of framed responses per event loop, each used only on its loop.
@@ -18,13 +18,12 @@ final class ServerShared: Sendable {
     private let state = LockedState<(channels: [ObjectIdentifier: any Channel], host: String, port: Int)>(([:], "127.0.0.1", 0))
 
     init(
-        registry: StubRegistry, configuration: StubServer.Configuration, tls: TLSContextProvider? = nil,
-        certificateAuthority: CertificateAuthority? = nil
+        registry: StubRegistry, configuration: StubServer.Configuration, tls: LazyTLS? = nil
     ) {
         self.tls = tls
         self.registry = registry
         self.configuration = configuration
-        self.admin = AdminAPI(registry: registry, token: configuration.adminToken, certificateAuthorityPEM: certificateAuthority?.pem)
+        self.admin = AdminAPI(registry: registry, token: configuration.adminToken, certificateAuthorityPEM: { try? tls?.get().authority?.pem })
         self.responder = StubResponder(
             registry: registry, transport: .server, upstream: upstream,
             unmatched: configuration.proxyUnmatched.map { .forward($0) } ?? .notFound, observer: configuration.onInteraction

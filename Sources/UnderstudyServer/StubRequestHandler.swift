@@ -112,10 +112,17 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 : "CONNECT \(authority) refused: the host is neither an --intercept nor a --tunnel host"
             deliver(.refused(status: shared.tls == nil ? 501 : 403, reason), request: tunnelRequest, method: method, version: head.version, keepAlive: false, arrival: arrival)
         case .intercept:
+            let provider: TLSContextProvider
+            do {
+                provider = try shared.tls!.get().provider
+            } catch {
+                let answer = StubAnswer.refused(status: 502, "CONNECT \(authority) cannot be intercepted: \(error)")
+                return deliver(answer, request: tunnelRequest, method: method, version: head.version, keepAlive: false, arrival: arrival)
+            }
             // After this read is through the handlers that are about to go.
             context.eventLoop.execute {
                 do {
-                    try ConnectProxy.intercept(channel, host: host, port: port, shared: shared, tls: shared.tls!)
+                    try ConnectProxy.intercept(channel, host: host, port: port, shared: shared, tls: provider)
                 } catch {
                     channel.close(promise: nil)
                 }

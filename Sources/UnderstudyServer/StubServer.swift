@@ -85,13 +85,15 @@ public final class StubServer: Sendable {
     public let tlsPort: Int?
     /// The local CA whose leaves the server presents (`nil` without TLS, or with a certificate
     /// of your own): trust exactly this in a client, e.g. AsyncHTTPClient's `trustRoots`.
-    public let certificateAuthority: CertificateAuthority?
+    public var certificateAuthority: CertificateAuthority? {
+        try? shared.tls?.get().authority
+    }
 
     private let serverChannels: [any Channel]
     private let shared: ServerShared
 
     private init(
-        baseURL: URL, httpsURL: URL?, registry: StubRegistry, port: Int, tlsPort: Int?, certificateAuthority: CertificateAuthority?,
+        baseURL: URL, httpsURL: URL?, registry: StubRegistry, port: Int, tlsPort: Int?,
         serverChannels: [any Channel], shared: ServerShared
     ) {
         self.baseURL = baseURL
@@ -99,7 +101,6 @@ public final class StubServer: Sendable {
         self.registry = registry
         self.port = port
         self.tlsPort = tlsPort
-        self.certificateAuthority = certificateAuthority
         self.serverChannels = serverChannels
         self.shared = shared
     }
@@ -127,11 +128,10 @@ public final class StubServer: Sendable {
         if configuration.adminToken == nil, !isLoopback(host) {
             throw StartError(description: "binding \(host) exposes the admin API beyond this machine; pass an admin token (--admin-token) to bind a non-loopback host")
         }
-        let identity = try tls.map { try $0.identity() }
-        let provider = try identity.map { try TLSContextProvider(identity: $0, registry: registry) }
-        let authority: CertificateAuthority?
-        if case .localCA(let ca)? = identity { authority = ca } else { authority = nil }
-        let shared = ServerShared(registry: registry, configuration: configuration, tls: provider, certificateAuthority: authority)
+        let lazyTLS = tls.map { LazyTLS($0, registry: registry) }
+        // An HTTPS listener needs its certificates now; interception alone makes them on first need.
+        let provider = tlsPort == nil ? nil : try lazyTLS?.get().provider
+        let shared = ServerShared(registry: registry, configuration: configuration, tls: lazyTLS)
         let urlHost = host.contains(":") ? "[\(host)]" : host
 
         let channel = try await bind(host: host, port: port, shared: shared) { channel in
@@ -160,7 +160,7 @@ public final class StubServer: Sendable {
         return StubServer(
             baseURL: URL(string: "http://\(urlHost):\(boundPort)")!,
             httpsURL: boundTLSPort.map { URL(string: "https://\(urlHost):\($0)")! },
-            registry: registry, port: boundPort, tlsPort: boundTLSPort, certificateAuthority: authority,
+            registry: registry, port: boundPort, tlsPort: boundTLSPort,
             serverChannels: channels, shared: shared
         )
     }

@@ -33,21 +33,14 @@ func serveUntilSignalled(
 }
 
 /// Starts the server; with TLS options, with HTTPS when `--tls-port` is given and with
-/// `CONNECT` interception always. Without `--tls-port`, a local CA that cannot be loaded only
-/// turns interception off (with a warning): plain serving does not depend on it.
+/// `CONNECT` interception always (the local CA is made on the first intercepted `CONNECT`).
 private func start(
     _ registry: StubRegistry, host: String, port: Int, configuration: StubServer.Configuration, tls: TLSOptions?
 ) async throws -> StubServer {
     guard let tls else {
         return try await StubServer.start(serving: registry, host: host, port: port, configuration: configuration)
     }
-    let configuration = tls.applyingRoutes(to: configuration)
-    do {
-        return try await StubServer.start(serving: registry, host: host, port: port, configuration: configuration, tls: tls.tls, tlsPort: tls.tlsPort)
-    } catch let error as StubServer.StartError {
-        throw error
-    } catch where tls.tlsPort == nil && tls.cert == nil {
-        FileHandle.standardError.write(Data("warning: CONNECT interception is off: \(error)\n".utf8))
-        return try await StubServer.start(serving: registry, host: host, port: port, configuration: configuration)
-    }
+    return try await StubServer.start(
+        serving: registry, host: host, port: port, configuration: tls.applyingRoutes(to: configuration), tls: tls.tls, tlsPort: tls.tlsPort
+    )
 }

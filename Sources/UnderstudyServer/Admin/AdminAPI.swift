@@ -43,7 +43,7 @@ package struct AdminAPI: Sendable {
     /// The bearer token every request must carry, or `nil` for none.
     package let token: String?
     /// The local CA's certificate, served at `ca.pem`.
-    package let certificateAuthorityPEM: String?
+    package let certificateAuthorityPEM: @Sendable () -> String?
     /// Where `file:` references in posted stubs resolve (and may not leave); `nil` refuses them.
     package let stubDirectory: URL?
 
@@ -55,7 +55,9 @@ package struct AdminAPI: Sendable {
     ///   - registry: the stubs and journal to inspect and change.
     ///   - token: when non-nil, every request must send `Authorization: Bearer <token>`.
     ///   - stubDirectory: where `file:` paths in posted stubs resolve; `nil` refuses them.
-    package init(registry: StubRegistry, token: String?, stubDirectory: URL? = nil, certificateAuthorityPEM: String? = nil) {
+    package init(
+        registry: StubRegistry, token: String?, stubDirectory: URL? = nil, certificateAuthorityPEM: @escaping @Sendable () -> String? = { nil }
+    ) {
         self.certificateAuthorityPEM = certificateAuthorityPEM
         self.registry = registry
         self.token = token
@@ -129,7 +131,7 @@ package struct AdminAPI: Sendable {
             return try reset()
         case (.certificateAuthority, _):
             try checkQuery(request, allowed: [])
-            guard let pem = certificateAuthorityPEM else {
+            guard let pem = certificateAuthorityPEM() else {
                 throw AdminFailure(404, "this server has no local CA: start it with TLS from the local CA (--tls-port, or tls: .localCA)")
             }
             return AdminResponse(status: 200, headers: ["Content-Type": "application/x-pem-file", "Content-Length": String(pem.utf8.count)], body: Data(pem.utf8))
