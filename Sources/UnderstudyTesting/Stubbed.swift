@@ -9,8 +9,9 @@ import UnderstudyServer
 /// What the ``StubbedTrait`` (`.stubbed`) gives the running test: its own registry, a session
 /// answered by it and, with `.stubbed(server: true)`, a server serving it.
 ///
-/// They are task-locals, so code the test calls finds them too, in child tasks as well, and
-/// tests running in parallel each see their own.
+/// They are task-locals, so code the test calls finds them too, in child tasks and `Task {}` as
+/// well (not in `Task.detached`, which inherits no task-locals), and tests running in parallel
+/// each see their own.
 ///
 /// ```swift
 /// @Test(.stubbed) func loadsTheAvatar() async throws {

@@ -45,8 +45,11 @@ public struct StubbedTrait: TestTrait, SuiteTrait, TestScoping {
     /// for a test function as a whole; only the nearest `.stubbed` of a test applies.
     public func scopeProvider(for test: Test, testCase: Test.Case?) -> Self? {
         guard testCase != nil, !test.isSuite else { return nil }
-        let nearest = test.traits.last { $0 is StubbedTrait } as? StubbedTrait
-        return nearest.map { $0.id == id } ?? true ? self : nil
+        // A test's traits list those it inherits first, its own last.
+        if let nearest = test.traits.last(where: { $0 is StubbedTrait }) as? StubbedTrait, nearest.id != id {
+            return nil
+        }
+        return self
     }
 
     /// Runs `function` with a fresh registry, session and server, then checks and reports.

@@ -79,7 +79,7 @@ import Testing
         #expect(try Self.entries(ofHAR: run.attachments["journal.har"]) == ["http://img.test/cat.png 200", "http://img.test/dog.png 0"])
     }
 
-    @Test(arguments: ["failedExpectation", "thrownError"])
+    @Test(arguments: ["failedExpectation", "failedInAChildTask", "thrownError"])
     func aTestFailedByAnythingCarriesItsJournal(fixture: String) throws {
         let run = try Self.run(fixture)
         #expect(run.status != 0, "\(run.output)")

@@ -27,6 +27,13 @@ struct FailingFixtures {
         expectRequested(Stubbed.registry, .path("/cat.png"), times: 2)
     }
 
+    @Test func failedInAChildTask() async throws {
+        try await Self.requestTheCat()
+        await Task {
+            #expect(Stubbed.registry.journal.count == 2)
+        }.value
+    }
+
     @Test func thrownError() async throws {
         try await Self.requestTheCat()
         throw URLError(.badServerResponse)
