@@ -34,7 +34,7 @@ public enum FailureMessages {
     /// The near-miss text of ``noUnmatchedRequests(_:)`` for these interactions, or `nil` when
     /// there are none. The `.stubbed` trait records one issue per unmatched request with this
     /// text for that request alone.
-    public static func unmatched(_ interactions: [Interaction]) -> String? {
+    package static func unmatched(_ interactions: [Interaction]) -> String? {
         guard !interactions.isEmpty else { return nil }
         var lines = ["\(plural(interactions.count, "unmatched request")):"]
         for interaction in interactions {
@@ -76,7 +76,7 @@ public enum FailureMessages {
 
     /// The report a failed test carries: its unmatched requests with their near misses (or a line
     /// saying there were none), then every request the journal saw.
-    public static func nearMissReport(_ journal: Journal) -> String {
+    package static func nearMissReport(_ journal: Journal) -> String {
         (noUnmatchedRequests(journal) ?? "No unmatched requests.") + "\n" + seen(journal)
     }
 
