@@ -2,13 +2,22 @@
 SWIFT ?= swift
 VENV := .venv
 
-.PHONY: test serve build deps test-deps bench bench-server bench-har soak check clean fuzz
+.PHONY: test test-tsan serve build deps test-deps bench bench-server bench-har soak check clean fuzz
 
-## test: build and run the whole test suite (installs what the tests need when missing).
+## test: build and run the whole test suite, Swift Testing and XCTest (installs what the tests need when missing).
 test: test-deps
 	$(SWIFT) build --build-tests
-	@# The suite is XCTest only; without this flag an empty Swift Testing run prints the last line.
-	$(SWIFT) test --skip-build --disable-swift-testing
+	@# One run per library, so that each reports in full and either failing fails the target:
+	@# Swift Testing first, then XCTest, whose "Executed N tests" line stays the summary CI reads last.
+	@$(SWIFT) test --skip-build --disable-xctest; testing=$$?; \
+	$(SWIFT) test --skip-build --disable-swift-testing; xctest=$$?; \
+	if [ $$testing -ne 0 ]; then echo "error: the Swift Testing suite failed (exit $$testing); its issues are above"; fi; \
+	[ $$testing -eq 0 ] && [ $$xctest -eq 0 ]
+
+## test-tsan: the Swift Testing parallel-isolation suite under ThreadSanitizer, built apart in .build-tsan.
+test-tsan: deps
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --disable-xctest --filter ParallelIsolationTests
 
 ## serve: serve the demo stubs in Stubs/ on http://127.0.0.1:8080 (origin and forward proxy).
 serve: deps
@@ -78,4 +87,4 @@ test-deps: deps
 	fi
 
 clean:
-	rm -rf .build $(VENV)
+	rm -rf .build .build-tsan $(VENV)

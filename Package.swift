@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "UnderstudyImages", targets: ["UnderstudyImages"]),
         .library(name: "UnderstudyURLProtocol", targets: ["UnderstudyURLProtocol"]),
         .library(name: "UnderstudyXCTest", targets: ["UnderstudyXCTest"]),
+        .library(name: "UnderstudyTesting", targets: ["UnderstudyTesting"]),
         .library(name: "UnderstudyServer", targets: ["UnderstudyServer"]),
         .library(name: "UnderstudyHAR", targets: ["UnderstudyHAR"]),
         .executable(name: "understudy", targets: ["understudy"]),
@@ -57,6 +58,10 @@ let package = Package(
         .target(name: "UnderstudyURLProtocol", dependencies: ["Understudy"]),
         .target(name: "UnderstudyXCTest", dependencies: ["Understudy", "UnderstudyURLProtocol"]),
         .target(name: "UnderstudyHAR", dependencies: ["Understudy"]),
+        .target(
+            name: "UnderstudyTesting",
+            dependencies: ["Understudy", "UnderstudyURLProtocol", "UnderstudyServer", "UnderstudyHAR"]
+        ),
         .target(
             name: "UnderstudyServer",
             dependencies: [
@@ -116,6 +121,11 @@ let package = Package(
             name: "UnderstudyHARTests",
             dependencies: ["UnderstudyHAR", "Understudy", "UnderstudyServer", "UnderstudyURLProtocol"],
             resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "UnderstudyTestingTests",
+            dependencies: ["Understudy", "UnderstudyTesting", "UnderstudyURLProtocol", "UnderstudyServer", "UnderstudyHAR"],
+            exclude: ["Fixtures"]
         ),
         .testTarget(name: "understudyTests", dependencies: ["understudy", "Understudy", "UnderstudyHAR", "UnderstudyServer"]),
     ],

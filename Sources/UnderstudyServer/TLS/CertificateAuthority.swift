@@ -1,7 +1,7 @@
-package import Crypto
+internal import Crypto
 import Foundation
-package import NIOSSL
-package import SwiftASN1
+internal import NIOSSL
+internal import SwiftASN1
 import Understudy
 package import X509
 

@@ -1,7 +1,7 @@
-package import Crypto
+internal import Crypto
 import Foundation
-package import SwiftASN1
-package import X509
+internal import SwiftASN1
+internal import X509
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,7 +1,7 @@
 import Foundation
-package import NIOSSL
-package import SwiftASN1
-package import X509
+internal import NIOSSL
+internal import SwiftASN1
+internal import X509
 
 /// A certificate of your own (`--cert FILE.pem --key FILE.pem`): a PEM chain, leaf first, and
 /// the leaf's PEM private key, served for every host instead of leaves from the local CA.

@@ -1,5 +1,5 @@
 import Foundation
-package import SwiftASN1
+internal import SwiftASN1
 package import X509
 #if canImport(Glibc)
 import Glibc
