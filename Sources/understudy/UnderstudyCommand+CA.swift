@@ -21,7 +21,7 @@ extension UnderstudyCommand {
 
             static func help(for value: Output) -> ArgumentHelp? {
                 switch value {
-                case .pem: "The certificate in PEM (the default)."
+                case .pem: "The certificate in PEM."
                 case .der: "The certificate in DER (binary)."
                 case .path: "The certificate file's path."
                 case .spki: "The base64 SHA-256 of its SubjectPublicKeyInfo (Chromium's --ignore-certificate-errors-spki-list)."

@@ -288,6 +288,18 @@ final class TLSCertificateAuthorityTests: XCTestCase {
         times.sort()
         print("first leaf issue (debug build): median \(String(format: "%.3f", times[25])) ms, max \(String(format: "%.3f", times[49])) ms")
         XCTAssertEqual(ca.leavesIssued, 51)
+
+        // What a host's first connection waits for: the leaf and its TLS context.
+        let provider = try TLSContextProvider(identity: .localCA(ca))
+        var withContext: [Double] = []
+        for index in 0..<50 {
+            let start = Date()
+            XCTAssertNotNil(try provider.context(forHost: "context-\(index).example.com"))
+            withContext.append(Date().timeIntervalSince(start) * 1_000)
+        }
+        withContext.sort()
+        print("first leaf + TLS context (debug build): median \(String(format: "%.3f", withContext[25])) ms, max \(String(format: "%.3f", withContext[49])) ms")
+        XCTAssertEqual(ca.leavesIssued, 101)
     }
 }
 

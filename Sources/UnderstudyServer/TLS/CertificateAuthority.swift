@@ -15,8 +15,9 @@ package import X509
 ///
 /// ```swift
 /// let ca = try CertificateAuthority(directory: CertificateAuthority.defaultDirectory())
-/// let config = HTTPClient.Configuration(tlsConfiguration: .makeClientConfiguration()) // trustRoots from ca.pem
-/// print(ca.certificatePath)   // /home/me/.understudy/ca/ca.pem
+/// var tls = TLSConfiguration.makeClientConfiguration()   // an AsyncHTTPClient that trusts only this CA
+/// tls.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(ca.der), format: .der)])
+/// print(ca.certificatePath!)   // /home/me/.understudy/ca/ca.pem
 /// ```
 public final class CertificateAuthority: Sendable {
     /// The certificate's file name in the CA directory.
