@@ -1,4 +1,4 @@
-// Thin C helpers over libwebp and libwebpdemux for UnderstudyImages.
+// Thin C helpers over libwebp, libwebpdemux and libwebpmux for UnderstudyImages.
 // Only UnderstudyImages imports this module; nothing here reaches its public API.
 #ifndef CUNDERSTUDY_WEBP_SHIM_H
 #define CUNDERSTUDY_WEBP_SHIM_H
@@ -9,6 +9,7 @@
 #include <webp/decode.h>
 #include <webp/encode.h>
 #include <webp/demux.h>
+#include <webp/mux.h>
 
 /// Decodes a still WebP into `out` (width * height * 4 bytes, RGBA, non-premultiplied) without
 /// any allocation of libwebp's own for the output. Returns a VP8StatusCode.
@@ -106,6 +107,100 @@ static inline int usd_webp_encode(const uint8_t *rgba, int width, int height,
     WebPPictureFree(&picture);
     *output = writer.mem;
     *output_size = writer.size;
+    return 1;
+}
+
+/// Encodes `frame_count` RGBA frames of one size as a looping animated WebP (libwebpmux's
+/// WebPAnimEncoder), each shown for `duration_ms`. On success returns 1 and hands back a buffer
+/// the caller frees with WebPFree; on failure returns 0 with `*stage` naming what failed.
+static inline int usd_webp_encode_animation(const uint8_t *const *frames, int frame_count,
+                                            int width, int height, int duration_ms,
+                                            int lossless, float quality, int method,
+                                            uint8_t **output, size_t *output_size,
+                                            const char **stage) {
+    *output = NULL;
+    *output_size = 0;
+    WebPAnimEncoderOptions options;
+    WebPConfig config;
+    if (!WebPAnimEncoderOptionsInit(&options) || !WebPConfigInit(&config)) {
+        *stage = "WebPAnimEncoderOptionsInit";
+        return 0;
+    }
+    options.anim_params.loop_count = 0;  // for ever
+    config.lossless = lossless;
+    config.quality = quality;
+    config.method = method;
+    config.exact = lossless;
+    if (!WebPValidateConfig(&config)) { *stage = "WebPValidateConfig"; return 0; }
+    WebPAnimEncoder *encoder = WebPAnimEncoderNew(width, height, &options);
+    if (encoder == NULL) { *stage = "WebPAnimEncoderNew"; return 0; }
+    WebPPicture picture;
+    if (!WebPPictureInit(&picture)) { WebPAnimEncoderDelete(encoder); *stage = "WebPPictureInit"; return 0; }
+    picture.use_argb = 1;
+    picture.width = width;
+    picture.height = height;
+    int timestamp = 0;
+    for (int i = 0; i < frame_count; i++) {
+        if (!WebPPictureImportRGBA(&picture, frames[i], width * 4)) {
+            *stage = "WebPPictureImportRGBA";
+            WebPPictureFree(&picture);
+            WebPAnimEncoderDelete(encoder);
+            return 0;
+        }
+        if (!WebPAnimEncoderAdd(encoder, &picture, timestamp, &config)) {
+            *stage = "WebPAnimEncoderAdd";
+            WebPPictureFree(&picture);
+            WebPAnimEncoderDelete(encoder);
+            return 0;
+        }
+        timestamp += duration_ms;
+    }
+    WebPPictureFree(&picture);
+    WebPData data;
+    WebPDataInit(&data);
+    // A last NULL frame gives the previous one its duration.
+    if (!WebPAnimEncoderAdd(encoder, NULL, timestamp, NULL) || !WebPAnimEncoderAssemble(encoder, &data)) {
+        *stage = "WebPAnimEncoderAssemble";
+        WebPDataClear(&data);
+        WebPAnimEncoderDelete(encoder);
+        return 0;
+    }
+    WebPAnimEncoderDelete(encoder);
+    *output = (uint8_t *)data.bytes;
+    *output_size = data.size;
+    return 1;
+}
+
+/// Resamples the `crop_width` x `crop_height` region at (`crop_x`, `crop_y`) of an RGBA image
+/// (`stride` bytes a row) to `width` x `height` RGBA in `out`, with libwebp's rescaler (as
+/// `cwebp -resize`): area averaging when shrinking, bilinear when enlarging, on
+/// alpha-premultiplied values so transparent pixels do not bleed their colour.
+/// Returns 1 on success, 0 when out of memory.
+static inline int usd_webp_rescale_rgba(const uint8_t *rgba, int stride,
+                                        int crop_x, int crop_y, int crop_width, int crop_height,
+                                        uint8_t *out, int width, int height) {
+    WebPPicture picture;
+    if (!WebPPictureInit(&picture)) return 0;
+    picture.use_argb = 1;
+    picture.width = crop_width;
+    picture.height = crop_height;
+    const uint8_t *origin = rgba + (size_t)crop_y * stride + (size_t)crop_x * 4;
+    if (!WebPPictureImportRGBA(&picture, origin, stride) || !WebPPictureRescale(&picture, width, height)) {
+        WebPPictureFree(&picture);
+        return 0;
+    }
+    for (int y = 0; y < height; y++) {
+        const uint32_t *row = picture.argb + (size_t)y * picture.argb_stride;
+        uint8_t *dst = out + (size_t)y * width * 4;
+        for (int x = 0; x < width; x++) {
+            uint32_t argb = row[x];
+            dst[x * 4] = (uint8_t)(argb >> 16);
+            dst[x * 4 + 1] = (uint8_t)(argb >> 8);
+            dst[x * 4 + 2] = (uint8_t)argb;
+            dst[x * 4 + 3] = (uint8_t)(argb >> 24);
+        }
+    }
+    WebPPictureFree(&picture);
     return 1;
 }
 

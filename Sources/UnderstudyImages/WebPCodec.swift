@@ -1,7 +1,7 @@
 import CUnderstudyWebP
 import Foundation
 
-/// libwebp and libwebpdemux.
+/// libwebp, libwebpdemux and libwebpmux.
 enum WebPCodec {
     /// WebP stores each dimension in 14 bits.
     static let maxDimension = 16383
@@ -67,6 +67,50 @@ enum WebPCodec {
         return Data(bytes: output, count: outputSize)
     }
 
+    /// A looping animated WebP of equally sized frames (libwebpmux's WebPAnimEncoder), each
+    /// shown for `frameDuration`, rounded to whole milliseconds (at least 1).
+    static func encodeAnimation(_ frames: [RGBAImage], frameDuration: Duration, lossless: Bool, quality: Int) throws -> Data {
+        guard let first = frames.first else {
+            throw ImageError(.invalidArgument, "an animation needs at least 1 frame")
+        }
+        guard first.width <= maxDimension, first.height <= maxDimension else {
+            throw ImageError(
+                .invalidDimensions,
+                "cannot encode a \(first.width)x\(first.height) animation as WebP: WebP allows at most \(maxDimension)x\(maxDimension) pixels"
+            )
+        }
+        let milliseconds = Int32(clamping: max(1, frameDuration.milliseconds))
+        var output: UnsafeMutablePointer<UInt8>?
+        var outputSize = 0
+        var stage: UnsafePointer<CChar>?
+        // Every frame's pixels stay alive and pinned while the C code reads them.
+        let ok = withPinnedPixels(frames[...], []) { pointers in
+            usd_webp_encode_animation(
+                pointers, Int32(pointers.count), Int32(first.width), Int32(first.height), milliseconds,
+                lossless ? 1 : 0, Float(TranscodeTarget.clampedQuality(quality)), method,
+                &output, &outputSize, &stage
+            )
+        }
+        guard ok != 0, let output else {
+            let what = stage.map { String(cString: $0) } ?? "encoding"
+            throw ImageError(.encodingFailed, "animated WebP encoding failed: libwebpmux: \(what) failed")
+        }
+        defer { WebPFree(output) }
+        return Data(bytes: output, count: outputSize)
+    }
+
+    /// Calls `body` with a pointer to each frame's pixels, nesting `withUnsafeBufferPointer`
+    /// so that every buffer is valid for the whole call.
+    private static func withPinnedPixels(
+        _ frames: ArraySlice<RGBAImage>, _ pinned: [UnsafePointer<UInt8>?],
+        _ body: ([UnsafePointer<UInt8>?]) -> Int32
+    ) -> Int32 {
+        guard let frame = frames.first else { return body(pinned) }
+        return frame.pixels.withUnsafeBufferPointer { buffer in
+            withPinnedPixels(frames.dropFirst(), pinned + [buffer.baseAddress], body)
+        }
+    }
+
     private static func check(_ status: UInt32, byteCount: Int) throws {
         switch status {
         case VP8_STATUS_OK.rawValue:
@@ -107,5 +151,13 @@ enum WebPCodec {
         case VP8_ENC_ERROR_USER_ABORT.rawValue: "VP8_ENC_ERROR_USER_ABORT"
         default: "invalid configuration"
         }
+    }
+}
+
+extension Duration {
+    /// The duration in whole milliseconds, rounded.
+    var milliseconds: Int {
+        let (seconds, attoseconds) = components
+        return Int(seconds) * 1000 + Int((Double(attoseconds) / 1e15).rounded())
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// `UnderstudyBench [matching] [images]`: runs the benchmarks of issues 2 and 3 (all when no
+/// `UnderstudyBench [matching] [images] [jpeg]`: runs the benchmarks of issues 2, 3 and 16 (all when no
 /// name is given), prints tables and a PASS/FAIL line per target, and exits 1 when any target
 /// fails. Always build in release mode (`bash Benchmarks/run.sh`).
 ///
@@ -32,6 +32,12 @@ struct UnderstudyBench {
                 }
                 let cli = environment["UNDERSTUDY_CLI"].flatMap { $0.isEmpty ? nil : $0 }
                 try await ImageBenchmark(rounds: rounds(41), cli: cli).run(into: &report)
+            }
+            if arguments.isEmpty || arguments.contains("jpeg") {
+                for tool in ["djpeg", "cjpeg", "cwebp"] where !ExternalCommand.exists(tool) {
+                    throw BenchmarkError("`\(tool)` not found; install the `libjpeg-turbo-progs` and `webp` packages (Benchmarks/run.sh does)")
+                }
+                try await JPEGResizeBenchmark(rounds: rounds(21)).run(into: &report)
             }
         } catch {
             print("error: \(error)")
