@@ -8,7 +8,7 @@ import Foundation
 /// .animated(width: 64, height: 64, pattern: .checkerboard, frames: 8, frameDuration: .milliseconds(100))
 /// ```
 public enum ImageSource: Sendable, Hashable {
-    /// An image file, PNG or WebP to be transcoded (any bytes to be served as they are).
+    /// An image file, PNG, WebP or JPEG to be transcoded (any bytes to be served as they are).
     case file(URL)
     /// Image bytes in memory.
     case data(Data)

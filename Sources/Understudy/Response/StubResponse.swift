@@ -132,7 +132,7 @@ public struct StubResponse: Sendable {
     /// and query kept), or from the request's own URL when `base` is `nil`.
     ///
     /// In-process the fetch goes through a plain inner `URLSession` that never sees the stubs.
-    /// With `transcode`, a PNG or WebP body is converted (as ``transcoded(to:)`` describes);
+    /// With `transcode`, a PNG, WebP or JPEG body is converted (as ``transcoded(to:)`` describes);
     /// any other body passes through unchanged, and an image the codecs reject is a 502.
     ///
     /// ```swift
@@ -163,9 +163,9 @@ public struct StubResponse: Sendable {
         return copy
     }
 
-    /// The same response with its image body served in `format`: for ``image(_:as:)`` it
+    /// The same response with its image body served in `format`: for ``image(_:as:resize:damage:)`` it
     /// replaces the format; for ``data(_:contentType:)``, ``file(_:)`` and ``forward(to:transcode:)``
-    /// it converts a PNG or WebP body. Transcoding a canned body that is not an image answers 500;
+    /// it converts a PNG, WebP or JPEG body. Transcoding a canned body that is not an image answers 500;
     /// other bodies (text, JSON, redirects, faults) are left as they are.
     ///
     /// ```swift
