@@ -106,6 +106,23 @@ final class JPEGTests: XCTestCase {
         XCTAssertGreaterThan(size, try ImageGenerator.generate(width: 480, height: 320, pattern: .gradient).jpegData().count * 2)
     }
 
+    func testAdobeCMYKDecodesToRGB() throws {
+        // Pillow writes CMYK JPEGs the Adobe way (inverted); cyan-free magenta+yellow is red.
+        let path = scratch.path("cmyk.jpg")
+        try Tools.pillow(
+            "import sys; from PIL import Image; Image.new('CMYK', (16, 8), (0, 255, 255, 0)).save(sys.argv[1], quality=100)",
+            [path]
+        )
+        let image = try RGBAImage(decoding: Data(contentsOf: URL(fileURLWithPath: path)))
+        XCTAssertEqual(image.width, 16)
+        XCTAssertEqual(image.height, 8)
+        let first = Array(image.pixels.prefix(4))
+        XCTAssertGreaterThan(first[0], 245, "\(first)")
+        XCTAssertLessThan(first[1], 10, "\(first)")
+        XCTAssertLessThan(first[2], 10, "\(first)")
+        XCTAssertEqual(first[3], 255)
+    }
+
     func testTransparencyIsCompositedOverWhite() throws {
         let clear = try RGBAImage(width: 16, height: 16, pixels: [UInt8](repeating: 0, count: 16 * 16 * 4))
         let decoded = try RGBAImage(decoding: clear.jpegData())
