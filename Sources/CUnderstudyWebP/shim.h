@@ -110,66 +110,64 @@ static inline int usd_webp_encode(const uint8_t *rgba, int width, int height,
     return 1;
 }
 
-/// Encodes `frame_count` RGBA frames of one size as a looping animated WebP (libwebpmux's
-/// WebPAnimEncoder), each shown for `duration_ms`. On success returns 1 and hands back a buffer
-/// the caller frees with WebPFree; on failure returns 0 with `*stage` naming what failed.
-static inline int usd_webp_encode_animation(const uint8_t *const *frames, int frame_count,
-                                            int width, int height, int duration_ms,
-                                            int lossless, float quality, int method,
-                                            uint8_t **output, size_t *output_size,
-                                            const char **stage) {
-    *output = NULL;
-    *output_size = 0;
+/// A looping animated WebP encoder (libwebpmux's WebPAnimEncoder) for frames of one size.
+/// Returns NULL when libwebpmux cannot make one; free it with usd_webp_anim_delete.
+static inline WebPAnimEncoder *usd_webp_anim_new(int width, int height) {
     WebPAnimEncoderOptions options;
-    WebPConfig config;
-    if (!WebPAnimEncoderOptionsInit(&options) || !WebPConfigInit(&config)) {
-        *stage = "WebPAnimEncoderOptionsInit";
-        return 0;
-    }
+    if (!WebPAnimEncoderOptionsInit(&options)) return NULL;
     options.anim_params.loop_count = 0;  // for ever
+    return WebPAnimEncoderNew(width, height, &options);
+}
+
+/// Adds an RGBA frame (width * 4 bytes a row) shown from `timestamp_ms`. The encoder copies
+/// what it needs, so `rgba` may go once this returns. Returns 1 on success, 0 with `*stage`
+/// naming what failed.
+static inline int usd_webp_anim_add(WebPAnimEncoder *encoder, const uint8_t *rgba, int width, int height,
+                                    int timestamp_ms, int lossless, float quality, int method,
+                                    const char **stage) {
+    WebPConfig config;
+    if (!WebPConfigInit(&config)) { *stage = "WebPConfigInit"; return 0; }
     config.lossless = lossless;
     config.quality = quality;
     config.method = method;
     config.exact = lossless;
     if (!WebPValidateConfig(&config)) { *stage = "WebPValidateConfig"; return 0; }
-    WebPAnimEncoder *encoder = WebPAnimEncoderNew(width, height, &options);
-    if (encoder == NULL) { *stage = "WebPAnimEncoderNew"; return 0; }
     WebPPicture picture;
-    if (!WebPPictureInit(&picture)) { WebPAnimEncoderDelete(encoder); *stage = "WebPPictureInit"; return 0; }
+    if (!WebPPictureInit(&picture)) { *stage = "WebPPictureInit"; return 0; }
     picture.use_argb = 1;
     picture.width = width;
     picture.height = height;
-    int timestamp = 0;
-    for (int i = 0; i < frame_count; i++) {
-        if (!WebPPictureImportRGBA(&picture, frames[i], width * 4)) {
-            *stage = "WebPPictureImportRGBA";
-            WebPPictureFree(&picture);
-            WebPAnimEncoderDelete(encoder);
-            return 0;
-        }
-        if (!WebPAnimEncoderAdd(encoder, &picture, timestamp, &config)) {
-            *stage = "WebPAnimEncoderAdd";
-            WebPPictureFree(&picture);
-            WebPAnimEncoderDelete(encoder);
-            return 0;
-        }
-        timestamp += duration_ms;
-    }
-    WebPPictureFree(&picture);
-    WebPData data;
-    WebPDataInit(&data);
-    // A last NULL frame gives the previous one its duration.
-    if (!WebPAnimEncoderAdd(encoder, NULL, timestamp, NULL) || !WebPAnimEncoderAssemble(encoder, &data)) {
-        *stage = "WebPAnimEncoderAssemble";
-        WebPDataClear(&data);
-        WebPAnimEncoderDelete(encoder);
+    if (!WebPPictureImportRGBA(&picture, rgba, width * 4)) {
+        WebPPictureFree(&picture);
+        *stage = "WebPPictureImportRGBA";
         return 0;
     }
-    WebPAnimEncoderDelete(encoder);
+    int ok = WebPAnimEncoderAdd(encoder, &picture, timestamp_ms, &config);
+    WebPPictureFree(&picture);
+    if (!ok) { *stage = "WebPAnimEncoderAdd"; return 0; }
+    return 1;
+}
+
+/// Ends the animation at `end_ms` (the last frame's duration) and hands back the file, which the
+/// caller frees with WebPFree. Returns 1 on success, 0 with `*stage` naming what failed.
+static inline int usd_webp_anim_finish(WebPAnimEncoder *encoder, int end_ms,
+                                       uint8_t **output, size_t *output_size, const char **stage) {
+    *output = NULL;
+    *output_size = 0;
+    WebPData data;
+    WebPDataInit(&data);
+    if (!WebPAnimEncoderAdd(encoder, NULL, end_ms, NULL)) { *stage = "WebPAnimEncoderAdd"; return 0; }
+    if (!WebPAnimEncoderAssemble(encoder, &data)) {
+        WebPDataClear(&data);
+        *stage = "WebPAnimEncoderAssemble";
+        return 0;
+    }
     *output = (uint8_t *)data.bytes;
     *output_size = data.size;
     return 1;
 }
+
+static inline void usd_webp_anim_delete(WebPAnimEncoder *encoder) { WebPAnimEncoderDelete(encoder); }
 
 /// Resamples the `crop_width` x `crop_height` region at (`crop_x`, `crop_y`) of an RGBA image
 /// (`stride` bytes a row) to `width` x `height` RGBA in `out`, with libwebp's rescaler (as

@@ -80,34 +80,51 @@ enum WebPCodec {
             )
         }
         let milliseconds = Int32(clamping: max(1, frameDuration.milliseconds))
-        var output: UnsafeMutablePointer<UInt8>?
-        var outputSize = 0
-        var stage: UnsafePointer<CChar>?
-        // Every frame's pixels stay alive and pinned while the C code reads them.
-        let ok = withPinnedPixels(frames[...], []) { pointers in
-            usd_webp_encode_animation(
-                pointers, Int32(pointers.count), Int32(first.width), Int32(first.height), milliseconds,
-                lossless ? 1 : 0, Float(TranscodeTarget.clampedQuality(quality)), method,
-                &output, &outputSize, &stage
-            )
+        let encoder = try AnimationEncoder(width: first.width, height: first.height)
+        for (index, frame) in frames.enumerated() {
+            try encoder.add(frame, at: Int32(clamping: index) &* milliseconds, lossless: lossless, quality: quality)
         }
-        guard ok != 0, let output else {
-            let what = stage.map { String(cString: $0) } ?? "encoding"
-            throw ImageError(.encodingFailed, "animated WebP encoding failed: libwebpmux: \(what) failed")
-        }
-        defer { WebPFree(output) }
-        return Data(bytes: output, count: outputSize)
+        return try encoder.finish(at: Int32(clamping: frames.count) &* milliseconds)
     }
 
-    /// Calls `body` with a pointer to each frame's pixels, nesting `withUnsafeBufferPointer`
-    /// so that every buffer is valid for the whole call.
-    private static func withPinnedPixels(
-        _ frames: ArraySlice<RGBAImage>, _ pinned: [UnsafePointer<UInt8>?],
-        _ body: ([UnsafePointer<UInt8>?]) -> Int32
-    ) -> Int32 {
-        guard let frame = frames.first else { return body(pinned) }
-        return frame.pixels.withUnsafeBufferPointer { buffer in
-            withPinnedPixels(frames.dropFirst(), pinned + [buffer.baseAddress], body)
+    /// libwebpmux's WebPAnimEncoder, freed with its owner.
+    private final class AnimationEncoder {
+        private let encoder: OpaquePointer
+
+        init(width: Int, height: Int) throws {
+            guard let encoder = usd_webp_anim_new(Int32(width), Int32(height)) else {
+                throw ImageError(.encodingFailed, "animated WebP encoding failed: libwebpmux: WebPAnimEncoderNew failed")
+            }
+            self.encoder = encoder
+        }
+
+        deinit { usd_webp_anim_delete(encoder) }
+
+        func add(_ frame: RGBAImage, at timestamp: Int32, lossless: Bool, quality: Int) throws {
+            var stage: UnsafePointer<CChar>?
+            let ok = frame.pixels.withUnsafeBufferPointer { pixels in
+                usd_webp_anim_add(
+                    encoder, pixels.baseAddress, Int32(frame.width), Int32(frame.height), timestamp,
+                    lossless ? 1 : 0, Float(TranscodeTarget.clampedQuality(quality)), method, &stage
+                )
+            }
+            try check(ok, stage)
+        }
+
+        func finish(at end: Int32) throws -> Data {
+            var output: UnsafeMutablePointer<UInt8>?
+            var outputSize = 0
+            var stage: UnsafePointer<CChar>?
+            try check(usd_webp_anim_finish(encoder, end, &output, &outputSize, &stage), stage)
+            guard let output else { try check(0, stage); return Data() }
+            defer { WebPFree(output) }
+            return Data(bytes: output, count: outputSize)
+        }
+
+        private func check(_ ok: Int32, _ stage: UnsafePointer<CChar>?) throws {
+            guard ok == 0 else { return }
+            let what = stage.map { String(cString: $0) } ?? "encoding"
+            throw ImageError(.encodingFailed, "animated WebP encoding failed: libwebpmux: \(what) failed")
         }
     }
 
