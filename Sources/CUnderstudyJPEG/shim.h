@@ -137,10 +137,11 @@ static inline int usd_jpeg_read_header(const uint8_t *data, size_t size, usd_jpe
 }
 
 /// Decodes a whole JPEG (baseline or progressive; grey, YCbCr, RGB, CMYK or YCCK) into `out`,
-/// which must hold exactly width * height * 4 bytes (RGBA, alpha 255) for the size the header
-/// gave. `fast_dct` chooses JDCT_IFAST over JDCT_ISLOW. Returns a USD_JPEG_* code.
+/// which must hold exactly width * height * 4 bytes (RGBA, alpha 255; with `native_argb`, ARGB
+/// words in the machine's byte order) for the size the header gave. `fast_dct` chooses
+/// JDCT_IFAST over JDCT_ISLOW. Returns a USD_JPEG_* code.
 static inline int usd_jpeg_decode_rgba(const uint8_t *data, size_t size, uint8_t *out, size_t out_size,
-                                       int fast_dct, usd_jpeg_status *status) {
+                                       int fast_dct, int native_argb, usd_jpeg_status *status) {
     struct jpeg_decompress_struct cinfo;
     struct jpeg_progress_mgr progress;
     usd_jpeg_error error;
@@ -166,7 +167,12 @@ static inline int usd_jpeg_decode_rgba(const uint8_t *data, size_t size, uint8_t
     if (cmyk) {
         cinfo.out_color_space = JCS_CMYK;
     } else if (cinfo.num_components == 1 || cinfo.num_components == 3) {
-        cinfo.out_color_space = JCS_EXT_RGBA;  // grey and colour alike, alpha filled with 255
+        // Grey and colour alike, alpha filled with 255.
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        cinfo.out_color_space = native_argb ? JCS_EXT_ARGB : JCS_EXT_RGBA;
+#else
+        cinfo.out_color_space = native_argb ? JCS_EXT_BGRA : JCS_EXT_RGBA;
+#endif
     } else {
         snprintf(status->message, sizeof status->message,
                  "a JPEG with %d components cannot be turned into RGB", cinfo.num_components);
@@ -187,6 +193,14 @@ static inline int usd_jpeg_decode_rgba(const uint8_t *data, size_t size, uint8_t
     }
     // Adobe writes CMYK inverted (0 is full ink); libjpeg hands the values back as stored.
     int inverted = cinfo.saw_Adobe_marker;
+    int ri = 0, gi = 1, bi = 2, ai = 3;
+    if (native_argb) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        ai = 0; ri = 1; gi = 2; bi = 3;
+#else
+        bi = 0; ri = 2;
+#endif
+    }
     while (cinfo.output_scanline < cinfo.output_height) {
         uint8_t *row = out + (size_t)cinfo.output_scanline * stride;
         JSAMPROW rows[1] = { cmyk ? cmyk_row : row };
@@ -195,10 +209,10 @@ static inline int usd_jpeg_decode_rgba(const uint8_t *data, size_t size, uint8_t
             for (size_t x = 0; x < cinfo.output_width; x++) {
                 unsigned c = cmyk_row[x * 4], m = cmyk_row[x * 4 + 1], y = cmyk_row[x * 4 + 2], k = cmyk_row[x * 4 + 3];
                 if (!inverted) { c = 255 - c; m = 255 - m; y = 255 - y; k = 255 - k; }
-                row[x * 4] = (uint8_t)((c * k + 127) / 255);
-                row[x * 4 + 1] = (uint8_t)((m * k + 127) / 255);
-                row[x * 4 + 2] = (uint8_t)((y * k + 127) / 255);
-                row[x * 4 + 3] = 255;
+                row[x * 4 + ri] = (uint8_t)((c * k + 127) / 255);
+                row[x * 4 + gi] = (uint8_t)((m * k + 127) / 255);
+                row[x * 4 + bi] = (uint8_t)((y * k + 127) / 255);
+                row[x * 4 + ai] = 255;
             }
         }
     }

@@ -294,10 +294,14 @@ public final class ImageTranscoder: Sendable {
         _ data: Data, to target: TranscodeTarget, resize: ImageResize?, damage: ImageDamage?
     ) throws -> Data {
         state.withLock { $0.statistics.decodes += 1 }
-        var image = try RGBAImage(decoding: data, pixelLimit: pixelLimit)
+        let image: RGBAImage
         if let resize {
+            // Decoded in libwebp's own layout, so its rescaler works on the pixels in place.
+            var native = try NativeARGBImage(decoding: data, pixelLimit: pixelLimit)
             state.withLock { $0.statistics.resizes += 1 }
-            image = try image.resized(resize, pixelLimit: pixelLimit)
+            image = try native.resized(resize, pixelLimit: pixelLimit)
+        } else {
+            image = try RGBAImage(decoding: data, pixelLimit: pixelLimit)
         }
         state.withLock { $0.statistics.encodes += 1 }
         let encoded = try image.encoded(as: target)

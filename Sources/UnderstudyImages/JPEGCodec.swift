@@ -35,7 +35,9 @@ enum JPEGCodec {
         )
     }
 
-    static func decode(_ data: Data, pixelLimit: Int) throws -> RGBAImage {
+    /// With `nativeARGB` the pixels are ARGB words in the machine's byte order (see
+    /// ``NativeARGBImage``), not RGBA.
+    static func decode(_ data: Data, pixelLimit: Int, nativeARGB: Bool = false) throws -> RGBAImage {
         let header = try header(of: data)
         try RGBAImage.checkSize(width: header.width, height: header.height, pixelLimit: pixelLimit)
         var status = usd_jpeg_status()
@@ -43,7 +45,7 @@ enum JPEGCodec {
         let count = header.width * header.height * 4
         let pixels = [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
             code = data.withUnsafeBytes { raw in
-                usd_jpeg_decode_rgba(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, out.baseAddress, count, fastDCT, &status)
+                usd_jpeg_decode_rgba(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, out.baseAddress, count, fastDCT, nativeARGB ? 1 : 0, &status)
             }
             // On failure the contents are partial; they are discarded below.
             initialized = count

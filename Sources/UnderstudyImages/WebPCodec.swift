@@ -8,7 +8,9 @@ enum WebPCodec {
     /// libwebp's default effort (cwebp's `-m 4`), a balance of speed and size.
     static let method: Int32 = 4
 
-    static func decode(_ data: Data, pixelLimit: Int) throws -> RGBAImage {
+    /// With `nativeARGB` the pixels are ARGB words in the machine's byte order (see
+    /// ``NativeARGBImage``), not RGBA.
+    static func decode(_ data: Data, pixelLimit: Int, nativeARGB: Bool = false) throws -> RGBAImage {
         var features = WebPBitstreamFeatures()
         let featureStatus = data.withUnsafeBytes { raw in
             WebPGetFeatures(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, &features)
@@ -23,7 +25,7 @@ enum WebPCodec {
             var ok: Int32 = 0
             let pixels = [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
                 ok = data.withUnsafeBytes { raw in
-                    usd_webp_decode_first_frame(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, out.baseAddress, count, &stage)
+                    usd_webp_decode_first_frame(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, out.baseAddress, count, nativeARGB ? 1 : 0, &stage)
                 }
                 initialized = count
             }
@@ -36,7 +38,7 @@ enum WebPCodec {
         var status: Int32 = 0
         let pixels = [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
             status = data.withUnsafeBytes { raw in
-                usd_webp_decode_rgba(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, out.baseAddress, count, Int32(width))
+                usd_webp_decode_rgba(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, out.baseAddress, count, Int32(width), nativeARGB ? 1 : 0)
             }
             initialized = count
         }

@@ -93,6 +93,25 @@ final class ResizeTests: XCTestCase {
         }
     }
 
+    func testTranscodedResizesOfEachSourceFormatMatchResizingTheDecodedImage() throws {
+        // The transcoder decodes straight into libwebp's layout for a resize; the pixels must be
+        // those of decoding to RGBA and resizing that, alpha and crop included.
+        let image = try ImageGenerator.photoLike(width: 120, height: 80, seed: 6, opaque: false)
+        let sources: [(String, Data)] = [
+            ("png", try image.pngData()), ("lossless webp", try image.webPLosslessData()),
+            ("lossy webp", try image.webPData(quality: 70)), ("jpeg", try image.jpegData(quality: 90)),
+            ("animated webp", try ImageTranscoder().renderSync(
+                .animated(width: 120, height: 80, pattern: .gradient, frames: 3, frameDuration: .milliseconds(10)), as: .webpLossless)),
+        ]
+        for (name, data) in sources {
+            for resize in [ImageResize(width: 30), ImageResize(width: 40, height: 40, fit: .cover), ImageResize(width: 500, height: 20, fit: .fill)] {
+                let served = try ImageTranscoder().transcodeSync(data, to: .png, resize: resize)
+                let expected = try RGBAImage(decoding: data).resized(resize)
+                XCTAssertEqual(try RGBAImage(decoding: served), expected, "\(name) \(resize)")
+            }
+        }
+    }
+
     func testResizedTranscodesAreCachedWithTheirSize() throws {
         let transcoder = ImageTranscoder()
         let png = try ImageGenerator.photoLike(width: 400, height: 300).pngData()
