@@ -47,30 +47,39 @@ bench-har: deps
 soak: deps
 	bash Benchmarks/soak.sh
 
-## fuzz: libFuzzer (with AddressSanitizer) on the stub-file loader, HAR reader and WebP/PNG decoders, FUZZ_SECONDS each (default 300).
+## fuzz: libFuzzer (with AddressSanitizer) on the stub-file loader, HAR reader and WebP/PNG/JPEG decoders, FUZZ_SECONDS each (default 300).
 fuzz: deps
 	bash Fuzz/run.sh
 
 # System libraries, through apt only when pkg-config cannot find them.
 deps:
-	@if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists libwebp libwebpdemux libpng; then \
+	@if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists libwebp libwebpdemux libwebpmux libpng; then \
 		echo "Installing libwebp-dev libpng-dev pkg-config"; \
-		apt-get update && apt-get install -y libwebp-dev libpng-dev pkg-config; \
+		apt-get -o DPkg::Lock::Timeout=900 update && apt-get -o DPkg::Lock::Timeout=900 install -y libwebp-dev libpng-dev pkg-config; \
+	fi
+	@# libjpeg-turbo: libjpeg-dev is Debian's and Ubuntu's name for its -dev package (libjpeg62-turbo-dev, libjpeg-turbo8-dev).
+	@if ! pkg-config --exists libjpeg; then \
+		echo "Installing libjpeg-dev (libjpeg-turbo)"; \
+		apt-get -o DPkg::Lock::Timeout=900 update && apt-get -o DPkg::Lock::Timeout=900 install -y libjpeg-dev; \
 	fi
 
-# What the tests use as independent references: cwebp/dwebp/img2webp, pngcheck, curl, openssl, certutil, chromium, Pillow, mitmproxy, WireMock.
+# What the tests use as independent references: cwebp/dwebp/img2webp/webpmux, djpeg/cjpeg, pngcheck, curl, openssl, certutil, chromium, Pillow, mitmproxy, WireMock.
 test-deps: deps
 	@if ! command -v cwebp >/dev/null 2>&1 || ! command -v dwebp >/dev/null 2>&1 || ! command -v img2webp >/dev/null 2>&1 || ! command -v pngcheck >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then \
 		echo "Installing webp pngcheck curl"; \
-		apt-get update && apt-get install -y webp pngcheck curl; \
+		apt-get -o DPkg::Lock::Timeout=900 update && apt-get -o DPkg::Lock::Timeout=900 install -y webp pngcheck curl; \
 	fi
 	@if ! command -v openssl >/dev/null 2>&1 || ! command -v certutil >/dev/null 2>&1; then \
 		echo "Installing openssl libnss3-tools (TLS tests: openssl x509/verify/s_client; certutil puts the CA in Chromium's NSS database)"; \
 		apt-get -o DPkg::Lock::Timeout=900 update && apt-get -o DPkg::Lock::Timeout=900 install -y openssl libnss3-tools; \
 	fi
+	@if ! command -v djpeg >/dev/null 2>&1 || ! command -v cjpeg >/dev/null 2>&1 || ! command -v webpmux >/dev/null 2>&1; then \
+		echo "Installing libjpeg-turbo-progs webp (djpeg, cjpeg, webpmux)"; \
+		apt-get -o DPkg::Lock::Timeout=900 update && apt-get -o DPkg::Lock::Timeout=900 install -y libjpeg-turbo-progs webp; \
+	fi
 	@if ! command -v chromium >/dev/null 2>&1; then \
 		echo "Installing chromium (ChromiumTests load a stubbed page in it; ChromiumHARTests record a HAR with it)"; \
-		apt-get update && apt-get install -y chromium; \
+		apt-get -o DPkg::Lock::Timeout=900 update && apt-get -o DPkg::Lock::Timeout=900 install -y chromium; \
 	fi
 	@if ! $(VENV)/bin/python -c "import PIL" >/dev/null 2>&1 || [ ! -x $(VENV)/bin/mitmdump ]; then \
 		echo "Creating $(VENV) with Pillow and mitmproxy"; \

@@ -37,6 +37,11 @@ let package = Package(
             pkgConfig: "libpng",
             providers: [.apt(["libpng-dev"]), .brew(["libpng"])]
         ),
+        .systemLibrary(
+            name: "CUnderstudyJPEG",
+            pkgConfig: "libjpeg",
+            providers: [.apt(["libjpeg-dev"]), .brew(["jpeg-turbo"])]
+        ),
 
         // MARK: Library modules
         .target(
@@ -44,6 +49,7 @@ let package = Package(
             dependencies: [
                 "CUnderstudyWebP",
                 "CUnderstudyPNG",
+                "CUnderstudyJPEG",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

@@ -5,6 +5,7 @@
 #   bash Benchmarks/run.sh matching     # issue 2 only
 #   bash Benchmarks/run.sh images       # issue 3 only
 #   bash Benchmarks/run.sh tls          # issue 13 only (a first leaf from the local CA)
+#   bash Benchmarks/run.sh jpeg         # issue 16 only (JPEG, resizing)
 #   BENCH_ROUNDS_SCALE=0.2 bash Benchmarks/run.sh   # a quick, noisier look
 #
 # Exit status: 0 when every target is met, 1 when one is missed, 2 when a benchmark cannot run.
@@ -20,6 +21,14 @@ if ! command -v dwebp >/dev/null 2>&1 || ! command -v cwebp >/dev/null 2>&1; the
     echo "Installing webp (cwebp, dwebp)..."
     $sudo apt-get -o DPkg::Lock::Timeout=900 update
     DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=900 install -y webp
+fi
+# djpeg and cjpeg, libjpeg-turbo's own tools, come from `libjpeg-turbo-progs`.
+if ! command -v djpeg >/dev/null 2>&1 || ! command -v cjpeg >/dev/null 2>&1; then
+    sudo=""
+    if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+    echo "Installing libjpeg-turbo-progs (djpeg, cjpeg)..."
+    $sudo apt-get -o DPkg::Lock::Timeout=900 update
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=900 install -y libjpeg-turbo-progs
 fi
 
 swift build -c release --package-path Benchmarks

@@ -29,6 +29,10 @@ let package = Package(
             name: "FuzzPNG",
             dependencies: [.product(name: "UnderstudyImages", package: "Understudy")]
         ),
+        .executableTarget(
+            name: "FuzzJPEG",
+            dependencies: [.product(name: "UnderstudyImages", package: "Understudy")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

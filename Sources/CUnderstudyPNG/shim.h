@@ -67,9 +67,10 @@ static inline void usd_png_read_fn(png_structp png, png_bytep out, png_size_t le
     reader->offset += length;
 }
 
-/// Sets up the transformations that turn any PNG into 8-bit RGBA, and checks the result.
-/// Must be called after png_read_info, inside the caller's setjmp.
-static inline int usd_png_configure_rgba(png_structp png, png_infop info) {
+/// Sets up the transformations that turn any PNG into 8-bit RGBA (or, with `native_argb`, into
+/// 32-bit ARGB words in the machine's byte order, as libwebp's pictures hold them), and checks
+/// the result. Must be called after png_read_info, inside the caller's setjmp.
+static inline int usd_png_configure_rgba(png_structp png, png_infop info, int native_argb) {
     int color_type = png_get_color_type(png, info);
     int bit_depth = png_get_bit_depth(png, info);
     // Palette to RGB, grey below 8 bits to 8 bits, tRNS to an alpha channel.
@@ -77,17 +78,27 @@ static inline int usd_png_configure_rgba(png_structp png, png_infop info) {
     if (bit_depth == 16) png_set_scale_16(png);  // rounds (v * 255 / 65535), unlike strip_16
     if (color_type == PNG_COLOR_TYPE_GRAY || color_type == PNG_COLOR_TYPE_GRAY_ALPHA)
         png_set_gray_to_rgb(png);
+    int filler = PNG_FILLER_AFTER;
+    if (native_argb) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        png_set_swap_alpha(png);  // A, R, G, B
+        filler = PNG_FILLER_BEFORE;
+#else
+        png_set_bgr(png);  // B, G, R, A: a little-endian ARGB word
+#endif
+    }
     if (!(color_type & PNG_COLOR_MASK_ALPHA) && !png_get_valid(png, info, PNG_INFO_tRNS))
-        png_set_add_alpha(png, 0xFF, PNG_FILLER_AFTER);
+        png_set_add_alpha(png, 0xFF, filler);
     png_set_interlace_handling(png);
     png_read_update_info(png, info);
     return png_get_rowbytes(png, info) == (png_size_t)png_get_image_width(png, info) * 4;
 }
 
 /// Decodes a whole PNG into `out`, which must hold exactly width * height * 4 bytes (RGBA, 8-bit,
-/// row-major) for the size in the IHDR chunk. Returns a USD_PNG_* code.
+/// row-major; with `native_argb`, ARGB words in the machine's byte order) for the size in the
+/// IHDR chunk. Returns a USD_PNG_* code.
 static inline int usd_png_decode_rgba(const uint8_t *data, size_t size,
-                                      uint8_t *out, size_t out_size, usd_png_status *status) {
+                                      uint8_t *out, size_t out_size, int native_argb, usd_png_status *status) {
     status->code = USD_PNG_OK;
     status->message[0] = '\0';
     usd_png_reader reader = { data, size, 0, status };
@@ -114,7 +125,7 @@ static inline int usd_png_decode_rgba(const uint8_t *data, size_t size,
     if ((size_t)width * (size_t)height * 4 != out_size) {
         png_error(png, "image size differs from the header read before");
     }
-    if (!usd_png_configure_rgba(png, info)) {
+    if (!usd_png_configure_rgba(png, info, native_argb)) {
         png_error(png, "cannot convert this PNG to 8-bit RGBA");
     }
     rows = (png_bytep *)malloc(sizeof(png_bytep) * height);

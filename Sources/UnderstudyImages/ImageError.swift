@@ -1,7 +1,7 @@
 /// An error from decoding, encoding, generating or transcoding an image.
 ///
 /// The ``description`` is written for the person who supplied the image: it says what was found,
-/// what was expected and, for codec failures, what libpng or libwebp reported. Compare errors by
+/// what was expected and, for codec failures, what libpng, libjpeg or libwebp reported. Compare errors by
 /// ``code``; the message text may gain detail over time.
 ///
 /// ```swift
@@ -21,9 +21,11 @@ public struct ImageError: Error, CustomStringConvertible, Sendable, Equatable {
         public static let truncated = Code("truncated")
         /// The data does not start with the signature of any image format this module knows.
         public static let notAnImage = Code("notAnImage")
-        /// The data is an image in a format that cannot be decoded here (JPEG, GIF).
+        /// The data is an image in a format that cannot be decoded here (GIF; CMYK JPEG variants
+        /// with an unusual number of components).
         public static let unsupportedFormat = Code("unsupportedFormat")
-        /// The codec rejected the data; the message carries libpng's message or libwebp's code.
+        /// The codec rejected the data; the message carries libpng's or libjpeg's message or
+        /// libwebp's code.
         public static let corrupt = Code("corrupt")
         /// The image has more pixels than the limit allows.
         public static let tooLarge = Code("tooLarge")
@@ -33,6 +35,8 @@ public struct ImageError: Error, CustomStringConvertible, Sendable, Equatable {
         public static let encodingFailed = Code("encodingFailed")
         /// An image file could not be read.
         public static let unreadableFile = Code("unreadableFile")
+        /// A resize asks for a width or height below 1 pixel, or a result over the pixel limit.
+        public static let invalidResize = Code("invalidResize")
         /// A value (colour, pixel buffer, quality) is malformed.
         public static let invalidArgument = Code("invalidArgument")
 
@@ -74,7 +78,7 @@ extension ImageError {
     static func unsupported(_ kind: ImageKind) -> ImageError {
         ImageError(
             .unsupportedFormat,
-            "\(kind.name) decoding is not supported; only PNG and WebP images can be decoded or transcoded (convert the image to PNG or WebP)"
+            "\(kind.name) decoding is not supported; only PNG, WebP and JPEG images can be decoded or transcoded (convert the image to one of them)"
         )
     }
 

@@ -1,8 +1,15 @@
-/// The format an image response is served in (SPEC section 2).
+/// The format an image response is served in (SPEC sections 2 and 12).
 ///
-/// `.png`, `.webp(quality:)` and `.webpLossless` name an encoding (see ``transcodeTarget``);
-/// `.original` serves the source bytes as they are, and `.negotiated` lets the request's
-/// `Accept` header choose between WebP and PNG. Resolving those two is the HTTP layer's job.
+/// `.png`, `.webp(quality:)`, `.webpLossless`, `.jpeg(quality:)` and `.jpegProgressive(quality:)`
+/// name an encoding (see ``transcodeTarget``); `.original` serves the source bytes as they are,
+/// and `.negotiated(among:)` lets the request's `Accept` header choose among formats. Resolving
+/// those two is the HTTP layer's job.
+///
+/// ```swift
+/// .jpeg(quality: 85)
+/// .negotiated                          // WebP or PNG
+/// .negotiated(among: [.webp, .jpeg])   // as an image CDN does
+/// ```
 public enum ImageFormat: Sendable, Hashable {
     /// PNG, lossless.
     case png
@@ -10,10 +17,21 @@ public enum ImageFormat: Sendable, Hashable {
     case webp(quality: Int)
     /// Lossless WebP.
     case webpLossless
+    /// Baseline JPEG at a quality from 1 to 100 (85 in stub files).
+    case jpeg(quality: Int)
+    /// Progressive JPEG at a quality from 1 to 100: browsers draw it in passes, coarse first.
+    case jpegProgressive(quality: Int)
     /// The source's own bytes, untouched.
     case original
-    /// WebP or PNG, chosen by the request's `Accept` header.
-    case negotiated
+    /// One of `formats`, chosen by the request's `Accept` header: the one it admits with the
+    /// highest q, ties going to the earlier in the list; 406 when it admits none.
+    case negotiated(among: [ImageKind])
+
+    /// WebP or PNG, chosen by the request's `Accept` header: `.negotiated(among: [.webp, .png])`.
+    public static var negotiated: ImageFormat { .negotiated(among: defaultNegotiatedKinds) }
+
+    /// The formats `.negotiated` offers: WebP, then PNG.
+    public static let defaultNegotiatedKinds: [ImageKind] = [.webp, .png]
 
     /// The encoding this format names, or `nil` for `.original` and `.negotiated`.
     public var transcodeTarget: TranscodeTarget? {
@@ -21,6 +39,8 @@ public enum ImageFormat: Sendable, Hashable {
         case .png: .png
         case .webp(let quality): .webp(quality: quality)
         case .webpLossless: .webpLossless
+        case .jpeg(let quality): .jpeg(quality: quality)
+        case .jpegProgressive(let quality): .jpegProgressive(quality: quality)
         case .original, .negotiated: nil
         }
     }

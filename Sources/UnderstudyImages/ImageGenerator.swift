@@ -34,8 +34,64 @@ public enum ImageGenerator {
                 let green = ramp(y, height)
                 paint(row, width: width) { x in RGBAColor(red: ramp(x, width), green: green, blue: 128) }
             }
+        case .photo:
+            return try photoLike(width: width, height: height, seed: 1, pixelLimit: pixelLimit)
         }
         return RGBAImage(unchecked: width, height, pixels)
+    }
+
+    /// The frames of an animation: the pattern, with a band of inverted colour (`width / count`
+    /// pixels wide, at least 1, full height, alpha kept) at `x = frame * width / count`, so each
+    /// frame differs from the others and the band sweeps left to right once per loop.
+    /// - Parameters:
+    ///   - width: Width in pixels, at least 1.
+    ///   - height: Height in pixels, at least 1.
+    ///   - pattern: What each frame shows under the band.
+    ///   - count: How many frames, at least 1.
+    ///   - pixelLimit: The most pixels all frames together may have.
+    /// - Throws: ``ImageError``: `.invalidDimensions`, `.invalidArgument` for a count below 1,
+    ///   `.tooLarge` when `width * height * count` is over the limit.
+    public static func frames(
+        width: Int, height: Int, pattern: ImagePattern, count: Int, pixelLimit: Int = RGBAImage.defaultPixelLimit
+    ) throws -> [RGBAImage] {
+        guard count >= 1 else {
+            throw ImageError(.invalidArgument, "an animation needs at least 1 frame, not \(count)")
+        }
+        try RGBAImage.checkSize(width: width, height: height, pixelLimit: pixelLimit)
+        let (total, overflow) = (width * height).multipliedReportingOverflow(by: count)
+        if overflow || total > pixelLimit {
+            throw ImageError(
+                .tooLarge,
+                "an animation of \(count) frames of \(width)x\(height) is \(overflow ? "more than \(Int.max)" : "\(total)") pixels in all, over the limit of \(pixelLimit) pixels; use fewer or smaller frames"
+            )
+        }
+        let base = try generate(width: width, height: height, pattern: pattern, pixelLimit: pixelLimit)
+        return (0..<count).map { frame(base, index: $0, of: count) }
+    }
+
+    /// The first frame of ``frames(width:height:pattern:count:pixelLimit:)``, drawn alone.
+    static func firstFrame(width: Int, height: Int, pattern: ImagePattern, count: Int, pixelLimit: Int) throws -> RGBAImage {
+        frame(try generate(width: width, height: height, pattern: pattern, pixelLimit: pixelLimit), index: 0, of: max(count, 1))
+    }
+
+    /// `base` with the band of frame `index` of `count` inverted.
+    private static func frame(_ base: RGBAImage, index: Int, of count: Int) -> RGBAImage {
+        let width = base.width
+        let bandWidth = max(1, width / count)
+        let start = min(width - 1, index * width / count)
+        let end = min(width, start + bandWidth)
+        var pixels = base.pixels
+        pixels.withUnsafeMutableBufferPointer { buffer in
+            for y in 0..<base.height {
+                let row = y * width * 4
+                for offset in stride(from: row + start * 4, to: row + end * 4, by: 4) {
+                    buffer[offset] = 255 - buffer[offset]
+                    buffer[offset + 1] = 255 - buffer[offset + 1]
+                    buffer[offset + 2] = 255 - buffer[offset + 2]
+                }
+            }
+        }
+        return RGBAImage(unchecked: width, base.height, pixels)
     }
 
     /// Draws a deterministic image with the statistics of a photograph: smooth colour gradients

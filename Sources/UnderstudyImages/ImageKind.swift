@@ -10,7 +10,7 @@ public enum ImageKind: String, Sendable, Hashable, CaseIterable {
     case png
     /// WebP: `RIFF`, a 4-byte size, `WEBP`.
     case webp
-    /// JPEG: `FF D8 FF`. Recognised, not decoded.
+    /// JPEG: `FF D8 FF`.
     case jpeg
     /// GIF: `GIF87a` or `GIF89a`. Recognised, not decoded.
     case gif
@@ -26,7 +26,7 @@ public enum ImageKind: String, Sendable, Hashable, CaseIterable {
         let head = Array(bytes.prefix(12))
         if head.starts(with: pngSignature) { return .png }
         if head.count >= 12, head[0..<4].elementsEqual(riff), head[8..<12].elementsEqual(webpTag) { return .webp }
-        if head.starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
+        if head.starts(with: jpegSignature) { return .jpeg }
         if head.starts(with: Array("GIF87a".utf8)) || head.starts(with: Array("GIF89a".utf8)) { return .gif }
         return nil
     }
@@ -37,6 +37,7 @@ public enum ImageKind: String, Sendable, Hashable, CaseIterable {
         let head = Array(bytes)
         guard !head.isEmpty else { return nil }
         if head.count < pngSignature.count, pngSignature.starts(with: head) { return .png }
+        if head.count < jpegSignature.count, jpegSignature.starts(with: head) { return .jpeg }
         if head.count < 12 {
             // RIFF, four bytes of size (anything), WEBP.
             let pattern: [UInt8?] = riff.map { $0 } + [nil, nil, nil, nil] + webpTag.map { $0 }
@@ -78,6 +79,7 @@ public enum ImageKind: String, Sendable, Hashable, CaseIterable {
     }
 
     private static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    private static let jpegSignature: [UInt8] = [0xFF, 0xD8, 0xFF]
     private static let riff: [UInt8] = Array("RIFF".utf8)
     private static let webpTag: [UInt8] = Array("WEBP".utf8)
 }

@@ -8,4 +8,8 @@ public enum ImagePattern: Sendable, Hashable {
     case gradient
     /// Every pixel the given colour.
     case solid(RGBAColor)
+    /// Photograph-like content: smooth colour fields, a soft bright disc and fine grain
+    /// (``ImageGenerator/photoLike(width:height:seed:opaque:pixelLimit:)`` with seed 1), so
+    /// lossy encoders compress it as they would a photo. The same size gives the same pixels.
+    case photo
 }

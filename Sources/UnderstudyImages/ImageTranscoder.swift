@@ -1,10 +1,12 @@
-import Crypto
+internal import Crypto
 import Foundation
 
-/// Transcodes images between PNG and WebP, with a cache bounded in bytes.
+/// Transcodes images between PNG, WebP and JPEG (resizing and damaging them on request), with
+/// a cache bounded in bytes.
 ///
-/// The cache key is the SHA-256 digest of the source bytes (or the description of a generated
-/// image) plus the target and its options, so a second request for the same transcode returns
+/// The cache key is the SHA-256 digest of the source bytes (for a file: its path, size,
+/// modification time and inode, so a hit neither reads nor hashes it; for a generated image: its
+/// description) plus the target and its options, the resize and the damage, so a second request for the same transcode returns
 /// the cached bytes without any codec work. Least recently used entries are evicted once the
 /// cached bytes would exceed ``capacity``. Concurrent `async` requests for the same key share
 /// one piece of codec work.
@@ -30,8 +32,10 @@ public final class ImageTranscoder: Sendable {
         public var decodes = 0
         /// Images encoded.
         public var encodes = 0
-        /// Images generated from a pattern.
+        /// Images generated from a pattern (an animation counts once).
         public var generations = 0
+        /// Images resized (an animation counts once).
+        public var resizes = 0
         /// Entries evicted to make room.
         public var evictions = 0
         /// Entries in the cache now.
@@ -54,10 +58,13 @@ public final class ImageTranscoder: Sendable {
     private struct Key: Hashable, Sendable {
         enum Source: Hashable, Sendable {
             case digest(Data)  // SHA-256 of the source bytes
-            case generated(width: Int, height: Int, pattern: ImagePattern)
+            case generated(ImageSource)  // .generated or .animated: its description is its identity
+            case file(FileStamp)  // a file as it is now, so a hit neither reads nor hashes it
         }
         var source: Source
         var target: TranscodeTarget
+        var resize: ImageResize?
+        var damage: ImageDamage?
     }
 
     private struct State {
@@ -94,32 +101,47 @@ public final class ImageTranscoder: Sendable {
         state.withLock { $0.cache.removeAll() }
     }
 
-    /// Transcodes PNG or WebP bytes, from the cache when it can.
+    /// Transcodes PNG, WebP or JPEG bytes, from the cache when it can.
+    ///
+    /// ```swift
+    /// let thumbnail = try await transcoder.transcode(photo, to: .webp(quality: 80), resize: ImageResize(width: 320))
+    /// ```
     /// - Parameters:
-    ///   - data: A PNG or WebP image.
+    ///   - data: A PNG, WebP or JPEG image (an animated WebP gives its first frame).
     ///   - target: The encoding wanted.
+    ///   - resize: A size to scale to first, if any; the result must be within ``pixelLimit``.
+    ///   - damage: A defect to put into the encoded bytes, if any (see ``ImageDamage``).
     /// - Returns: The encoded image.
-    /// - Throws: ``ImageError`` from decoding or encoding; errors are not cached.
-    public func transcode(_ data: Data, to target: TranscodeTarget) async throws -> Data {
-        try await cached(Key(source: .digest(Data(SHA256.hash(data: data))), target: target.normalized)) {
-            try self.transcodeUncached(data, to: target)
+    /// - Throws: ``ImageError`` from decoding, resizing or encoding; errors are not cached.
+    public func transcode(
+        _ data: Data, to target: TranscodeTarget, resize: ImageResize? = nil, damage: ImageDamage? = nil
+    ) async throws -> Data {
+        try await cached(key(data, target, resize, damage)) {
+            try self.transcodeUncached(data, to: target, resize: resize, damage: damage)
         }
     }
 
-    /// Transcodes PNG or WebP bytes, from the cache when it can, on the calling thread.
-    /// Unlike ``transcode(_:to:)`` it does not wait for the same work under way elsewhere.
+    /// Transcodes PNG, WebP or JPEG bytes, from the cache when it can, on the calling thread.
+    /// Unlike ``transcode(_:to:resize:damage:)`` it does not wait for the same work under way
+    /// elsewhere.
     /// - Parameters:
-    ///   - data: A PNG or WebP image.
+    ///   - data: A PNG, WebP or JPEG image.
     ///   - target: The encoding wanted.
+    ///   - resize: A size to scale to first, if any.
+    ///   - damage: A defect to put into the encoded bytes, if any.
     /// - Throws: ``ImageError``.
-    public func transcodeSync(_ data: Data, to target: TranscodeTarget) throws -> Data {
-        try cachedSync(Key(source: .digest(Data(SHA256.hash(data: data))), target: target.normalized)) {
-            try self.transcodeUncached(data, to: target)
+    public func transcodeSync(
+        _ data: Data, to target: TranscodeTarget, resize: ImageResize? = nil, damage: ImageDamage? = nil
+    ) throws -> Data {
+        try cachedSync(key(data, target, resize, damage)) {
+            try self.transcodeUncached(data, to: target, resize: resize, damage: damage)
         }
     }
 
     /// Produces an image source in an encoding: transcodes a file or data, or draws and encodes
-    /// a generated image (cached by its size and pattern).
+    /// a generated image or animation (cached by its description).
+    ///
+    /// An animation becomes an animated WebP for a WebP target, its first frame for PNG or JPEG.
     ///
     /// ```swift
     /// let png = try await transcoder.render(.generated(width: 64, height: 64, pattern: .gradient), as: .png)
@@ -127,39 +149,81 @@ public final class ImageTranscoder: Sendable {
     /// - Parameters:
     ///   - source: The image.
     ///   - target: The encoding wanted.
+    ///   - resize: A size to scale to first (each frame of an animation), if any.
+    ///   - damage: A defect to put into the encoded bytes, if any.
     /// - Throws: ``ImageError``, including `.unreadableFile`.
-    public func render(_ source: ImageSource, as target: TranscodeTarget) async throws -> Data {
+    public func render(
+        _ source: ImageSource, as target: TranscodeTarget, resize: ImageResize? = nil, damage: ImageDamage? = nil
+    ) async throws -> Data {
         switch source {
         case .file(let url):
-            return try await transcode(ImageSource.read(url), to: target)
+            guard let stamp = FileStamp(url) else {
+                return try await transcode(ImageSource.read(url), to: target, resize: resize, damage: damage)
+            }
+            return try await cached(Key(source: .file(stamp), target: target.normalized, resize: resize, damage: damage)) {
+                try self.transcodeUncached(ImageSource.read(url), to: target, resize: resize, damage: damage)
+            }
         case .data(let data):
-            return try await transcode(data, to: target)
-        case .generated(let width, let height, let pattern):
-            try RGBAImage.checkSize(width: width, height: height, pixelLimit: pixelLimit)
-            let key = Key(source: .generated(width: width, height: height, pattern: pattern), target: target.normalized)
+            return try await transcode(data, to: target, resize: resize, damage: damage)
+        case .generated, .animated:
+            try checkGenerated(source)
+            let key = Key(source: .generated(source), target: target.normalized, resize: resize, damage: damage)
             return try await cached(key) {
-                try self.generateUncached(width: width, height: height, pattern: pattern, as: target)
+                try self.generateUncached(source, as: target, resize: resize, damage: damage)
             }
         }
     }
 
-    /// ``render(_:as:)`` on the calling thread, without waiting for the same work elsewhere.
+    /// ``render(_:as:resize:damage:)`` on the calling thread, without waiting for the same work
+    /// elsewhere.
     /// - Parameters:
     ///   - source: The image.
     ///   - target: The encoding wanted.
+    ///   - resize: A size to scale to first, if any.
+    ///   - damage: A defect to put into the encoded bytes, if any.
     /// - Throws: ``ImageError``.
-    public func renderSync(_ source: ImageSource, as target: TranscodeTarget) throws -> Data {
+    public func renderSync(
+        _ source: ImageSource, as target: TranscodeTarget, resize: ImageResize? = nil, damage: ImageDamage? = nil
+    ) throws -> Data {
         switch source {
         case .file(let url):
-            return try transcodeSync(ImageSource.read(url), to: target)
-        case .data(let data):
-            return try transcodeSync(data, to: target)
-        case .generated(let width, let height, let pattern):
-            try RGBAImage.checkSize(width: width, height: height, pixelLimit: pixelLimit)
-            let key = Key(source: .generated(width: width, height: height, pattern: pattern), target: target.normalized)
-            return try cachedSync(key) {
-                try self.generateUncached(width: width, height: height, pattern: pattern, as: target)
+            guard let stamp = FileStamp(url) else {
+                return try transcodeSync(ImageSource.read(url), to: target, resize: resize, damage: damage)
             }
+            return try cachedSync(Key(source: .file(stamp), target: target.normalized, resize: resize, damage: damage)) {
+                try self.transcodeUncached(ImageSource.read(url), to: target, resize: resize, damage: damage)
+            }
+        case .data(let data):
+            return try transcodeSync(data, to: target, resize: resize, damage: damage)
+        case .generated, .animated:
+            try checkGenerated(source)
+            let key = Key(source: .generated(source), target: target.normalized, resize: resize, damage: damage)
+            return try cachedSync(key) {
+                try self.generateUncached(source, as: target, resize: resize, damage: damage)
+            }
+        }
+    }
+
+    private func key(_ data: Data, _ target: TranscodeTarget, _ resize: ImageResize?, _ damage: ImageDamage?) -> Key {
+        Key(source: .digest(Data(SHA256.hash(data: data))), target: target.normalized, resize: resize, damage: damage)
+    }
+
+    /// Checks a generated source's size against the pixel limit without drawing anything.
+    private func checkGenerated(_ source: ImageSource) throws {
+        switch source {
+        case .generated(let width, let height, _):
+            try RGBAImage.checkSize(width: width, height: height, pixelLimit: pixelLimit)
+        case .animated(let width, let height, _, let frames, _):
+            try RGBAImage.checkSize(width: width, height: height, pixelLimit: pixelLimit)
+            let (total, overflow) = (width * height).multipliedReportingOverflow(by: max(frames, 1))
+            if overflow || total > pixelLimit {
+                throw ImageError(
+                    .tooLarge,
+                    "an animation of \(frames) frames of \(width)x\(height) is over the limit of \(pixelLimit) pixels in all; use fewer or smaller frames"
+                )
+            }
+        case .file, .data:
+            break
         }
     }
 
@@ -226,17 +290,61 @@ public final class ImageTranscoder: Sendable {
 
     // MARK: Codec work
 
-    private func transcodeUncached(_ data: Data, to target: TranscodeTarget) throws -> Data {
+    private func transcodeUncached(
+        _ data: Data, to target: TranscodeTarget, resize: ImageResize?, damage: ImageDamage?
+    ) throws -> Data {
         state.withLock { $0.statistics.decodes += 1 }
-        let image = try RGBAImage(decoding: data, pixelLimit: pixelLimit)
+        let image: RGBAImage
+        if let resize {
+            // Decoded in libwebp's own layout, so its rescaler works on the pixels in place.
+            var native = try NativeARGBImage(decoding: data, pixelLimit: pixelLimit)
+            state.withLock { $0.statistics.resizes += 1 }
+            image = try native.resized(resize, pixelLimit: pixelLimit)
+        } else {
+            image = try RGBAImage(decoding: data, pixelLimit: pixelLimit)
+        }
         state.withLock { $0.statistics.encodes += 1 }
-        return try image.encoded(as: target)
+        let encoded = try image.encoded(as: target)
+        return damage?.apply(to: encoded) ?? encoded
     }
 
-    private func generateUncached(width: Int, height: Int, pattern: ImagePattern, as target: TranscodeTarget) throws -> Data {
+    private func generateUncached(
+        _ source: ImageSource, as target: TranscodeTarget, resize: ImageResize?, damage: ImageDamage?
+    ) throws -> Data {
         state.withLock { $0.statistics.generations += 1 }
-        let image = try ImageGenerator.generate(width: width, height: height, pattern: pattern, pixelLimit: pixelLimit)
+        var frames: [RGBAImage]
+        var animation: (frameDuration: Duration, lossless: Bool, quality: Int)?
+        switch source {
+        case .generated(let width, let height, let pattern):
+            frames = [try ImageGenerator.generate(width: width, height: height, pattern: pattern, pixelLimit: pixelLimit)]
+        case .animated(let width, let height, let pattern, let count, let frameDuration):
+            switch target {
+            case .webp(let quality):
+                animation = (frameDuration, false, quality)
+            case .webpLossless:
+                animation = (frameDuration, true, 75)
+            case .png, .jpeg, .jpegProgressive:
+                break  // the first frame only
+            }
+            frames = animation == nil
+                ? [try ImageGenerator.firstFrame(width: width, height: height, pattern: pattern, count: count, pixelLimit: pixelLimit)]
+                : try ImageGenerator.frames(width: width, height: height, pattern: pattern, count: count, pixelLimit: pixelLimit)
+        case .file, .data:
+            preconditionFailure("only generated sources are drawn")
+        }
+        if let resize {
+            state.withLock { $0.statistics.resizes += 1 }
+            frames = try frames.map { try $0.resized(resize, pixelLimit: pixelLimit) }
+        }
         state.withLock { $0.statistics.encodes += 1 }
-        return try image.encoded(as: target)
+        let encoded: Data
+        if let animation {
+            encoded = try WebPCodec.encodeAnimation(
+                frames, frameDuration: animation.frameDuration, lossless: animation.lossless, quality: animation.quality
+            )
+        } else {
+            encoded = try frames[0].encoded(as: target)
+        }
+        return damage?.apply(to: encoded) ?? encoded
     }
 }

@@ -29,7 +29,9 @@ enum PNGCodec {
         return (bigEndian(16), bigEndian(20))
     }
 
-    static func decode(_ data: Data, pixelLimit: Int) throws -> RGBAImage {
+    /// With `nativeARGB` the pixels are ARGB words in the machine's byte order (see
+    /// ``NativeARGBImage``), not RGBA.
+    static func decode(_ data: Data, pixelLimit: Int, nativeARGB: Bool = false) throws -> RGBAImage {
         let (width, height) = try size(of: data)
         try RGBAImage.checkSize(width: width, height: height, pixelLimit: pixelLimit)
         var status = usd_png_status()
@@ -37,7 +39,7 @@ enum PNGCodec {
         let count = width * height * 4
         let pixels = [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
             code = data.withUnsafeBytes { raw in
-                usd_png_decode_rgba(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, out.baseAddress, count, &status)
+                usd_png_decode_rgba(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, out.baseAddress, count, nativeARGB ? 1 : 0, &status)
             }
             // On failure the contents are partial; they are discarded below.
             initialized = count

@@ -1,14 +1,16 @@
 internal import CUnderstudyWebP
 import Foundation
 
-/// libwebp and libwebpdemux.
+/// libwebp, libwebpdemux and libwebpmux.
 enum WebPCodec {
     /// WebP stores each dimension in 14 bits.
     static let maxDimension = 16383
     /// libwebp's default effort (cwebp's `-m 4`), a balance of speed and size.
     static let method: Int32 = 4
 
-    static func decode(_ data: Data, pixelLimit: Int) throws -> RGBAImage {
+    /// With `nativeARGB` the pixels are ARGB words in the machine's byte order (see
+    /// ``NativeARGBImage``), not RGBA.
+    static func decode(_ data: Data, pixelLimit: Int, nativeARGB: Bool = false) throws -> RGBAImage {
         var features = WebPBitstreamFeatures()
         let featureStatus = data.withUnsafeBytes { raw in
             WebPGetFeatures(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, &features)
@@ -23,7 +25,7 @@ enum WebPCodec {
             var ok: Int32 = 0
             let pixels = [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
                 ok = data.withUnsafeBytes { raw in
-                    usd_webp_decode_first_frame(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, out.baseAddress, count, &stage)
+                    usd_webp_decode_first_frame(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, out.baseAddress, count, nativeARGB ? 1 : 0, &stage)
                 }
                 initialized = count
             }
@@ -36,7 +38,7 @@ enum WebPCodec {
         var status: Int32 = 0
         let pixels = [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
             status = data.withUnsafeBytes { raw in
-                usd_webp_decode_rgba(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, out.baseAddress, count, Int32(width))
+                usd_webp_decode_rgba(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, out.baseAddress, count, Int32(width), nativeARGB ? 1 : 0)
             }
             initialized = count
         }
@@ -65,6 +67,67 @@ enum WebPCodec {
         }
         defer { WebPFree(output) }
         return Data(bytes: output, count: outputSize)
+    }
+
+    /// A looping animated WebP of equally sized frames (libwebpmux's WebPAnimEncoder), each
+    /// shown for `frameDuration`, rounded to whole milliseconds (at least 1).
+    static func encodeAnimation(_ frames: [RGBAImage], frameDuration: Duration, lossless: Bool, quality: Int) throws -> Data {
+        guard let first = frames.first else {
+            throw ImageError(.invalidArgument, "an animation needs at least 1 frame")
+        }
+        guard first.width <= maxDimension, first.height <= maxDimension else {
+            throw ImageError(
+                .invalidDimensions,
+                "cannot encode a \(first.width)x\(first.height) animation as WebP: WebP allows at most \(maxDimension)x\(maxDimension) pixels"
+            )
+        }
+        let milliseconds = Int32(clamping: max(1, frameDuration.milliseconds))
+        let encoder = try AnimationEncoder(width: first.width, height: first.height)
+        for (index, frame) in frames.enumerated() {
+            try encoder.add(frame, at: Int32(clamping: index) &* milliseconds, lossless: lossless, quality: quality)
+        }
+        return try encoder.finish(at: Int32(clamping: frames.count) &* milliseconds)
+    }
+
+    /// libwebpmux's WebPAnimEncoder, freed with its owner.
+    private final class AnimationEncoder {
+        private let encoder: OpaquePointer
+
+        init(width: Int, height: Int) throws {
+            guard let encoder = usd_webp_anim_new(Int32(width), Int32(height)) else {
+                throw ImageError(.encodingFailed, "animated WebP encoding failed: libwebpmux: WebPAnimEncoderNew failed")
+            }
+            self.encoder = encoder
+        }
+
+        deinit { usd_webp_anim_delete(encoder) }
+
+        func add(_ frame: RGBAImage, at timestamp: Int32, lossless: Bool, quality: Int) throws {
+            var stage: UnsafePointer<CChar>?
+            let ok = frame.pixels.withUnsafeBufferPointer { pixels in
+                usd_webp_anim_add(
+                    encoder, pixels.baseAddress, Int32(frame.width), Int32(frame.height), timestamp,
+                    lossless ? 1 : 0, Float(TranscodeTarget.clampedQuality(quality)), method, &stage
+                )
+            }
+            try check(ok, stage)
+        }
+
+        func finish(at end: Int32) throws -> Data {
+            var output: UnsafeMutablePointer<UInt8>?
+            var outputSize = 0
+            var stage: UnsafePointer<CChar>?
+            try check(usd_webp_anim_finish(encoder, end, &output, &outputSize, &stage), stage)
+            guard let output else { try check(0, stage); return Data() }
+            defer { WebPFree(output) }
+            return Data(bytes: output, count: outputSize)
+        }
+
+        private func check(_ ok: Int32, _ stage: UnsafePointer<CChar>?) throws {
+            guard ok == 0 else { return }
+            let what = stage.map { String(cString: $0) } ?? "encoding"
+            throw ImageError(.encodingFailed, "animated WebP encoding failed: libwebpmux: \(what) failed")
+        }
     }
 
     private static func check(_ status: UInt32, byteCount: Int) throws {
@@ -107,5 +170,13 @@ enum WebPCodec {
         case VP8_ENC_ERROR_USER_ABORT.rawValue: "VP8_ENC_ERROR_USER_ABORT"
         default: "invalid configuration"
         }
+    }
+}
+
+extension Duration {
+    /// The duration in whole milliseconds, rounded.
+    var milliseconds: Int {
+        let (seconds, attoseconds) = components
+        return Int(seconds) * 1000 + Int((Double(attoseconds) / 1e15).rounded())
     }
 }

@@ -81,11 +81,11 @@ final class ImageErrorTests: XCTestCase {
         assertDecodingFails(Data(), .notAnImage, "not an image: the data is empty")
     }
 
-    func testJPEGAndGIFAreRecognisedButNotDecoded() {
-        assertDecodingFails(Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10]), .unsupportedFormat,
-                            "JPEG decoding is not supported; only PNG and WebP images can be decoded or transcoded (convert the image to PNG or WebP)")
+    func testGIFIsRecognisedButNotDecodedAndAJPEGHeadIsTruncated() {
+        assertDecodingFails(Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10]), .truncated,
+                            "truncated JPEG: the data ends after 6 bytes, before the image is complete")
         assertDecodingFails(Data("GIF89a\u{1}\0\u{1}\0".utf8), .unsupportedFormat,
-                            "GIF decoding is not supported; only PNG and WebP images can be decoded or transcoded (convert the image to PNG or WebP)")
+                            "GIF decoding is not supported; only PNG, WebP and JPEG images can be decoded or transcoded (convert the image to one of them)")
     }
 
     // MARK: Corrupt

@@ -169,8 +169,21 @@ final class ImageTranscoderTests: XCTestCase {
         let fromFile = try await transcoder.render(.file(URL(fileURLWithPath: path)), as: .png)
         let fromData = try await transcoder.render(.data(source), as: .png)
         XCTAssertEqual(fromFile, fromData)
-        XCTAssertEqual(transcoder.statistics.hits, 1)
-        XCTAssertEqual(try ImageSource.file(URL(fileURLWithPath: path)).originalData(), source)
+        // A file is cached by its stamp (path, size, time, inode), data by its digest.
+        let fileAgain = try await transcoder.render(.file(URL(fileURLWithPath: path)), as: .png)
+        let dataAgain = try await transcoder.render(.data(source), as: .png)
+        XCTAssertEqual(fileAgain, fromFile)
+        XCTAssertEqual(dataAgain, fromData)
+        XCTAssertEqual(transcoder.statistics.hits, 2)
+        XCTAssertEqual(transcoder.statistics.decodes, 2)
+        // A file rewritten in place is a new source.
+        let replacement = try webp(seed: 31)
+        try FileManager.default.removeItem(atPath: path)
+        try replacement.write(to: URL(fileURLWithPath: path))
+        let rewritten = try await transcoder.render(.file(URL(fileURLWithPath: path)), as: .png)
+        XCTAssertEqual(try RGBAImage(decoding: rewritten), try RGBAImage(decoding: replacement))
+        XCTAssertNotEqual(rewritten, fromFile)
+        XCTAssertEqual(try ImageSource.file(URL(fileURLWithPath: path)).originalData(), replacement)
         let generatedPNG = try ImageSource.generated(width: 5, height: 4, pattern: .checkerboard).originalData()
         XCTAssertEqual(try RGBAImage(decoding: generatedPNG), try ImageGenerator.generate(width: 5, height: 4, pattern: .checkerboard))
     }

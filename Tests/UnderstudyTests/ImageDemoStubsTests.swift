@@ -18,6 +18,7 @@ final class ImageDemoStubsTests: XCTestCase {
             ("photo.webp", try ImageGenerator.photoLike(width: 320, height: 240, seed: 7), { try $0.webPData(quality: 80) }, false),
             ("photo.png", try ImageGenerator.photoLike(width: 160, height: 120, seed: 11), { try $0.pngData() }, true),
             ("badge.png", try ImageGenerator.photoLike(width: 96, height: 96, seed: 3, opaque: false), { try $0.pngData() }, true),
+            ("photo.jpg", try ImageGenerator.photoLike(width: 400, height: 300, seed: 13), { try $0.jpegData(quality: 85) }, false),
         ]
     }
 
@@ -43,6 +44,11 @@ final class ImageDemoStubsTests: XCTestCase {
         let photoPNG = try Data(contentsOf: Self.stubsDirectory.appendingPathComponent("images/photo.png"))
         let photoWebP = try RGBAImage(decoding: Data(contentsOf: Self.stubsDirectory.appendingPathComponent("images/photo.webp")))
         let chromium = "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8"
+        let photoJPEG = try Data(contentsOf: Self.stubsDirectory.appendingPathComponent("images/photo.jpg"))
+        func size(_ response: PreparedResponse) throws -> String {
+            let image = try RGBAImage(decoding: response.body)
+            return "\(image.width)x\(image.height)"
+        }
 
         // Each demo stub, the request that reaches it, and what it must answer.
         struct Expectation {
@@ -83,6 +89,42 @@ final class ImageDemoStubsTests: XCTestCase {
             Expectation(url: "http://localhost/images/badge.webp", stub: "png-as-lossless-webp", contentType: "image/webp") {
                 let badge = try RGBAImage(decoding: Data(contentsOf: Self.stubsDirectory.appendingPathComponent("images/badge.png")))
                 XCTAssertEqual(try RGBAImage(decoding: $0.body), badge)
+            },
+            Expectation(url: "http://localhost/images/photo.jpg", stub: "canned-jpeg", contentType: "image/jpeg") {
+                XCTAssertEqual($0.body, photoJPEG)
+            },
+            Expectation(url: "http://localhost/jpeg/photo.jpg", stub: "png-as-jpeg", contentType: "image/jpeg") {
+                XCTAssertEqual($0.body, try RGBAImage(decoding: photoPNG).jpegData(quality: 85))
+            },
+            Expectation(url: "http://localhost/jpeg/progressive.jpg", stub: "progressive-jpeg", contentType: "image/jpeg") {
+                XCTAssertEqual($0.body, try ImageGenerator.generate(width: 640, height: 480, pattern: .photo).jpegData(quality: 85, progressive: true))
+            },
+            Expectation(url: "http://localhost/cdn/photo?w=160&h=160", accept: chromium, stub: "cdn-resize", contentType: "image/webp") {
+                XCTAssertEqual(try size($0), "160x160")
+                XCTAssertEqual($0.headers["Vary"], "Accept")
+            },
+            Expectation(url: "http://localhost/cdn/photo?w=200", accept: "image/jpeg", stub: "cdn-resize", contentType: "image/jpeg") {
+                XCTAssertEqual(try size($0), "200x150")
+            },
+            Expectation(url: "http://localhost/cdn/photo", accept: "image/jpeg", stub: "cdn-resize", contentType: "image/jpeg") {
+                XCTAssertEqual($0.body, photoJPEG, "no resize asked: the JPEG as it is")
+            },
+            Expectation(url: "http://localhost/animated/spinner.webp", stub: "animated-webp", contentType: "image/webp") {
+                XCTAssertEqual(try size($0), "96x96")
+                XCTAssertEqual(String(decoding: $0.body[30..<34], as: UTF8.self), "ANIM", "an animation chunk after VP8X")
+            },
+            Expectation(url: "http://localhost/damaged/truncated.jpg", stub: "damaged-truncated", contentType: "image/jpeg") {
+                XCTAssertEqual($0.body, ImageDamage.truncated.apply(to: try RGBAImage(decoding: photoJPEG).jpegData(quality: 85)))
+            },
+            Expectation(url: "http://localhost/damaged/bad-checksum.png", stub: "damaged-checksum", contentType: "image/png") {
+                XCTAssertThrowsError(try RGBAImage(decoding: $0.body))
+            },
+            Expectation(url: "http://localhost/damaged/wrong-signature.png", stub: "damaged-signature", contentType: "image/png") {
+                XCTAssertNil(ImageKind.detect($0.body))
+            },
+            Expectation(url: "http://localhost/damaged/garbage-tail.jpg", stub: "damaged-tail", contentType: "image/jpeg") {
+                XCTAssertEqual($0.body.prefix(photoJPEG.count), photoJPEG)
+                XCTAssertEqual($0.body.count, photoJPEG.count + 1024)
             },
             Expectation(url: "http://localhost/old.png", stub: "redirect", status: 301) {
                 XCTAssertEqual($0.headers["Location"], "/images/photo.png")

@@ -90,7 +90,7 @@ final class ImageResponseTests: XCTestCase {
         stubs.stub(.any, response: .text("plain words").transcoded(to: .png))
         let result = await failure(stubs, "http://img.test/a")
         XCTAssertEqual(result?.0.status, 500)
-        XCTAssertEqual(result?.1, "cannot transcode the body (11 bytes) to PNG: it is not an image; expected PNG or WebP bytes")
+        XCTAssertEqual(result?.1, "cannot transcode the body (11 bytes) to PNG: it is not an image; expected PNG, WebP or JPEG bytes")
     }
 
     func testOriginalContentTypeComesFromTheBytes() async throws {

@@ -124,8 +124,8 @@ final class StubFileImageTests: XCTestCase {
 
     func testUnknownImageFormat() throws {
         _ = try writeImages()
-        try assertIssues("stubs:\n  - response:\n      image: { file: images/g.png, as: jpeg }\n", [
-            "Stubs/a.yaml:3: stubs[0].response.image.as: unknown image format 'jpeg'; expected one of png, webp, webp-lossless, original, negotiate",
+        try assertIssues("stubs:\n  - response:\n      image: { file: images/g.png, as: avif }\n", [
+            "Stubs/a.yaml:3: stubs[0].response.image.as: unknown image format 'avif'; expected one of png, webp, webp-lossless, jpeg, jpeg-progressive, original, negotiate",
         ])
     }
 
@@ -141,7 +141,7 @@ final class StubFileImageTests: XCTestCase {
                   image: { file: images/g.png, as: webp, quality: high }
             """, [
             "Stubs/a.yaml:3: stubs[0].response.image.quality: quality 101 is out of range; expected an integer from 0 to 100",
-            "Stubs/a.yaml:5: stubs[1].response.image.quality: quality applies only to as: webp; found as: png",
+            "Stubs/a.yaml:5: stubs[1].response.image.quality: quality applies only to as: webp, jpeg or jpeg-progressive; found as: png",
             "Stubs/a.yaml:7: stubs[2].response.image.quality: expected an integer from 0 to 100, found string 'high'",
         ])
     }
@@ -185,7 +185,7 @@ final class StubFileImageTests: XCTestCase {
               - response:
                   image: { generate: { width: 8, height: 8, pattern: gradient, color: red } }
             """, [
-            "Stubs/a.yaml:3: stubs[0].response.image.generate.pattern: unknown pattern 'stripes'; expected one of checkerboard, gradient, solid",
+            "Stubs/a.yaml:3: stubs[0].response.image.generate.pattern: unknown pattern 'stripes'; expected one of checkerboard, gradient, solid, photo",
             "Stubs/a.yaml:5: stubs[1].response.image.generate.color: invalid colour 'mauve': expected #rrggbb, #rrggbbaa or one of black, blue, gray, green, grey, red, transparent, white",
             "Stubs/a.yaml:7: stubs[2].response.image.generate: pattern solid needs a 'color'; expected #rrggbb, #rrggbbaa or a colour name",
             "Stubs/a.yaml:9: stubs[3].response.image.generate.color: 'color' applies only to pattern solid; found pattern gradient",
@@ -208,7 +208,7 @@ final class StubFileImageTests: XCTestCase {
             "Stubs/a.yaml:3: stubs[0].response.image: missing the image source; expected 'file' (a path) or 'generate' ({width, height, pattern})",
             "Stubs/a.yaml:5: stubs[1].response.image.generate: found both 'file' and 'generate'; expected exactly one of them",
             "Stubs/a.yaml:7: stubs[2].response.image: expected {file: path, as: format} or {generate: {width, height, pattern}, as: format}, found string 'images/g.png'",
-            "Stubs/a.yaml:9: stubs[3].response.image.size: unknown key 'size'; expected one of file, generate, as, quality",
+            "Stubs/a.yaml:9: stubs[3].response.image.size: unknown key 'size'; expected one of file, generate, as, quality, formats, resize, damage",
         ])
     }
 
@@ -232,7 +232,7 @@ final class StubFileImageTests: XCTestCase {
             """, [
             "Stubs/a.yaml:3: stubs[0].response.image.file: cannot use image file 'images/cut.png': truncated PNG: the data ends after 60 bytes, before the image is complete",
             "Stubs/a.yaml:5: stubs[1].response.image.file: cannot use image file 'images/notes.png': not an image: the data (12 bytes) starts with 68 65 6C 6C 6F 2C 20 77, which is not the signature of PNG, WebP, JPEG or GIF",
-            "Stubs/a.yaml:7: stubs[2].response.image.file: cannot use image file 'images/photo.jpg': JPEG decoding is not supported; only PNG and WebP images can be decoded or transcoded (convert the image to PNG or WebP)",
+            "Stubs/a.yaml:7: stubs[2].response.image.file: cannot use image file 'images/photo.jpg': truncated JPEG: the data ends after 6 bytes, before the image is complete",
             "Stubs/a.yaml:11: stubs[4].response.image.file: file 'images/missing.png' does not exist; expected a file at Stubs/images/missing.png",
         ])
     }
@@ -250,7 +250,7 @@ final class StubFileImageTests: XCTestCase {
               - response: { status: 204, transcode: png }
               - response: { redirect: /b.png, transcode: png }
             """, [
-            "Stubs/a.yaml:2: stubs[0].response.transcode: unknown transcode format 'gif'; expected one of png, webp, webp-lossless, negotiate",
+            "Stubs/a.yaml:2: stubs[0].response.transcode: unknown transcode format 'gif'; expected one of png, webp, webp-lossless, jpeg, jpeg-progressive, negotiate",
             "Stubs/a.yaml:3: stubs[1].response.transcode: transcode needs an image body; found 'body', expected one of file, base64, forward",
             "Stubs/a.yaml:4: stubs[2].response.transcode: cannot transcode file 'notes.txt': not an image: the data (9 bytes) starts with 6A 75 73 74 20 74 65 78, which is not the signature of PNG, WebP, JPEG or GIF",
             "Stubs/a.yaml:5: stubs[3].response.transcode: cannot transcode the base64 body: not an image: the data (5 bytes) starts with 68 65 6C 6C 6F, which is not the signature of PNG, WebP, JPEG or GIF",

@@ -3,7 +3,7 @@ import Understudy
 @testable import understudy
 import XCTest
 
-/// `understudy transcode IN OUT [--to png|webp] [--quality Q] [--lossless]`: the library job,
+/// `understudy transcode IN OUT [--to png|webp|jpeg] [--quality Q] [--lossless] [--progressive]`: the library job,
 /// the argument parsing, and the built binary.
 final class TranscodeCommandTests: XCTestCase {
     private var base: URL!
@@ -18,6 +18,7 @@ final class TranscodeCommandTests: XCTestCase {
         try source.pngData().prefix(70).write(to: file("cut.png"))
         try Data([0xFF, 0xD8, 0xFF, 0xE0, 0, 16, 0x4A, 0x46]).write(to: file("photo.jpg"))
         try Data("hello there".utf8).write(to: file("notes.png"))
+        try Data("GIF89a\u{1}\0\u{1}\0".utf8).write(to: file("anim.gif"))
     }
 
     override func tearDownWithError() throws {
@@ -28,8 +29,10 @@ final class TranscodeCommandTests: XCTestCase {
         URL(fileURLWithPath: name, relativeTo: base)
     }
 
-    private func job(_ input: String, _ output: String, to format: String? = nil, quality: Int? = nil, lossless: Bool = false) throws -> ImageFileTranscode {
-        try ImageFileTranscode(input: file(input), output: file(output), format: format, quality: quality, lossless: lossless)
+    private func job(
+        _ input: String, _ output: String, to format: String? = nil, quality: Int? = nil, lossless: Bool = false, progressive: Bool = false
+    ) throws -> ImageFileTranscode {
+        try ImageFileTranscode(input: file(input), output: file(output), format: format, quality: quality, lossless: lossless, progressive: progressive)
     }
 
     private func failure(_ body: () throws -> Any) -> String? {
@@ -50,6 +53,23 @@ final class TranscodeCommandTests: XCTestCase {
         XCTAssertEqual(try job("in.png", "out.webp", lossless: true).target, .webpLossless)
         XCTAssertEqual(try job("in.png", "out.bin", to: "webp").target, .webp(quality: 80))
         XCTAssertEqual(try job("in.webp", "out.webp", to: "PNG").target, .png, "--to wins over the extension")
+        XCTAssertEqual(try job("in.png", "out.jpg").target, .jpeg(quality: 85))
+        XCTAssertEqual(try job("in.png", "out.JPEG", quality: 40).target, .jpeg(quality: 40))
+        XCTAssertEqual(try job("in.png", "out.bin", to: "jpeg", progressive: true).target, .jpegProgressive(quality: 85))
+        XCTAssertEqual(try job("in.png", "out.png", to: "jpg").target, .jpeg(quality: 85))
+    }
+
+    func testToJPEGBaselineAndProgressiveAndFromJPEG() throws {
+        let report = try job("in.png", "out.jpg", quality: 90).run()
+        let written = try Data(contentsOf: file("out.jpg"))
+        XCTAssertEqual(written, try source.jpegData(quality: 90))
+        XCTAssertEqual("\(report)", "out.jpg: JPEG at quality 90, 40x24, \(written.count) bytes (from PNG, \(report.inputBytes) bytes)")
+        let progressive = try job("in.webp", "p.jpg", progressive: true).run()
+        XCTAssertEqual(try Data(contentsOf: file("p.jpg")), try source.jpegData(quality: 85, progressive: true))
+        XCTAssertTrue("\(progressive)".hasPrefix("p.jpg: progressive JPEG at quality 85, 40x24, "), "\(progressive)")
+        let back = try job("out.jpg", "back.png").run()
+        XCTAssertEqual(try RGBAImage(decoding: Data(contentsOf: file("back.png"))), try RGBAImage(decoding: written))
+        XCTAssertTrue("\(back)".hasSuffix("(from JPEG, \(written.count) bytes)"), "\(back)")
     }
 
     func testWebPToPNGIsPixelExactAndReported() throws {
@@ -69,14 +89,20 @@ final class TranscodeCommandTests: XCTestCase {
     }
 
     func testUsageErrorsNameTheFlag() {
-        XCTAssertEqual(failure { try self.job("in.png", "out.jpg") },
-                       "OUT 'out.jpg' ends in '.jpg'; expected .png or .webp, or give --to png|webp")
+        XCTAssertEqual(failure { try self.job("in.png", "out.gif") },
+                       "OUT 'out.gif' ends in '.gif'; expected .png, .webp, .jpg or .jpeg, or give --to png|webp|jpeg")
         XCTAssertEqual(failure { try self.job("in.png", "out") },
-                       "OUT 'out' has no extension; expected .png or .webp, or give --to png|webp")
-        XCTAssertEqual(failure { try self.job("in.png", "out.png", to: "gif") }, "--to: unknown format 'gif'; expected png or webp")
+                       "OUT 'out' has no extension; expected .png, .webp, .jpg or .jpeg, or give --to png|webp|jpeg")
+        XCTAssertEqual(failure { try self.job("in.png", "out.png", to: "gif") }, "--to: unknown format 'gif'; expected png, webp or jpeg")
+        XCTAssertEqual(failure { try self.job("in.png", "out.jpg", quality: 0) },
+                       "--quality 0 is out of range for JPEG; expected an integer from 1 to 100")
+        XCTAssertEqual(failure { try self.job("in.png", "out.webp", progressive: true) },
+                       "--progressive applies only to JPEG output; found --to webp")
+        XCTAssertEqual(failure { try self.job("in.png", "out.jpg", lossless: true) },
+                       "--lossless applies only to WebP output; JPEG is always lossy")
         XCTAssertEqual(failure { try self.job("in.png", "out.webp", quality: 101) },
                        "--quality 101 is out of range; expected an integer from 0 to 100")
-        XCTAssertEqual(failure { try self.job("in.webp", "out.png", quality: 50) }, "--quality applies only to WebP output; PNG is lossless")
+        XCTAssertEqual(failure { try self.job("in.webp", "out.png", quality: 50) }, "--quality applies only to WebP and JPEG output; PNG is lossless")
         XCTAssertEqual(failure { try self.job("in.webp", "out.png", lossless: true) },
                        "--lossless applies only to WebP output; PNG is always lossless")
         XCTAssertEqual(failure { try self.job("in.png", "out.webp", quality: 50, lossless: true) },
@@ -90,7 +116,9 @@ final class TranscodeCommandTests: XCTestCase {
         XCTAssertEqual(failure { try self.job("notes.png", "out.webp").run() },
                        "IN 'notes.png' cannot be decoded: not an image: the data (11 bytes) starts with 68 65 6C 6C 6F 20 74 68, which is not the signature of PNG, WebP, JPEG or GIF")
         XCTAssertEqual(failure { try self.job("photo.jpg", "out.png").run() },
-                       "IN 'photo.jpg' is not supported: JPEG decoding is not supported; only PNG and WebP images can be decoded or transcoded (convert the image to PNG or WebP)")
+                       "IN 'photo.jpg' cannot be decoded: truncated JPEG: the data ends after 8 bytes, before the image is complete")
+        XCTAssertEqual(failure { try self.job("anim.gif", "out.png").run() },
+                       "IN 'anim.gif' is not supported: GIF decoding is not supported; only PNG, WebP and JPEG images can be decoded or transcoded (convert the image to one of them)")
         XCTAssertFalse(FileManager.default.fileExists(atPath: file("out.webp").path), "nothing is written on failure")
     }
 
@@ -103,10 +131,13 @@ final class TranscodeCommandTests: XCTestCase {
         XCTAssertFalse(command.lossless)
         XCTAssertEqual(try command.job().target, .webp(quality: 5))
         XCTAssertEqual(try UnderstudyCommand.Transcode.parse(["a.png", "b.webp", "--lossless"]).job().target, .webpLossless)
-        XCTAssertThrowsError(try UnderstudyCommand.Transcode.parse(["a.webp", "b.jpg"])) { error in
+        XCTAssertThrowsError(try UnderstudyCommand.Transcode.parse(["a.webp", "b.gif"])) { error in
             XCTAssertEqual(UnderstudyCommand.Transcode.message(for: error),
-                           "OUT 'b.jpg' ends in '.jpg'; expected .png or .webp, or give --to png|webp")
+                           "OUT 'b.gif' ends in '.gif'; expected .png, .webp, .jpg or .jpeg, or give --to png|webp|jpeg")
         }
+        let jpeg = try UnderstudyCommand.Transcode.parse(["a.png", "b.out", "--to", "jpeg", "--progressive", "--quality", "70"])
+        XCTAssertTrue(jpeg.progressive)
+        XCTAssertEqual(try jpeg.job().target, .jpegProgressive(quality: 70))
         XCTAssertThrowsError(try UnderstudyCommand.Transcode.parse(["only-one.png"]))
     }
 
@@ -122,6 +153,9 @@ final class TranscodeCommandTests: XCTestCase {
         let written = try Data(contentsOf: file("out.png"))
         XCTAssertEqual(try RGBAImage(decoding: written), source)
         XCTAssertTrue(result.stdout.hasPrefix("out.png: PNG, 40x24, \(written.count) bytes (from WebP, "), result.stdout)
+        let jpeg = try run(["transcode", "in.png", "out.bin", "--to", "jpeg", "--progressive"])
+        XCTAssertEqual(jpeg.status, 0, jpeg.stderr)
+        XCTAssertEqual(try Data(contentsOf: file("out.bin")), try source.jpegData(quality: 85, progressive: true))
     }
 
     func testBinaryExits1ForACorruptInputAnd64ForABadFlag() throws {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// `UnderstudyBench [matching] [images] [tls]`: runs the benchmarks of issues 2, 3 and 13 (all when no
+/// `UnderstudyBench [matching] [images] [tls] [jpeg]`: runs the benchmarks of issues 2, 3, 13 and 16 (all when no
 /// name is given), prints tables and a PASS/FAIL line per target, and exits 1 when any target
 /// fails. Always build in release mode (`bash Benchmarks/run.sh`).
 ///
@@ -35,6 +35,12 @@ struct UnderstudyBench {
             }
             if arguments.isEmpty || arguments.contains("tls") {
                 try TLSBenchmark(rounds: rounds(201)).run(into: &report)
+            }
+            if arguments.isEmpty || arguments.contains("jpeg") {
+                for tool in ["djpeg", "cjpeg", "cwebp"] where !ExternalCommand.exists(tool) {
+                    throw BenchmarkError("`\(tool)` not found; install the `libjpeg-turbo-progs` and `webp` packages (Benchmarks/run.sh does)")
+                }
+                try await JPEGResizeBenchmark(rounds: rounds(21)).run(into: &report)
             }
         } catch {
             print("error: \(error)")

@@ -26,54 +26,134 @@ struct ImageAnswer: Sendable {
     }
 }
 
+/// What an image response does besides choosing a format: resizing and damage (SPEC 12).
+struct ImageOptions: Sendable {
+    var resize: StubResponse.Resize?
+    var damage: ImageDamage?
+
+    static let none = ImageOptions()
+}
+
 extension StubResponse {
+    /// The JPEG quality `.negotiated` and `.original` use when they must encode a JPEG.
+    static let negotiatedJPEGQuality = 85
+    /// The WebP quality `.negotiated` and `.original` use when they must encode a lossy source.
+    static let negotiatedWebPQuality = 80
+
     /// The bytes of `source` in `format` for `request`, or a 406 answer.
-    /// - Throws: ``RenderError`` (500) naming the source, the format and the codec's reason.
+    /// - Throws: ``RenderError``: 400 for resize parameters that are not positive integers or
+    ///   ask for too many pixels, 500 naming the source, the format and the codec's reason.
     static func renderImage(
-        _ source: ImageSource, as format: ImageFormat, described: String? = nil,
+        _ source: ImageSource, as format: ImageFormat, options: ImageOptions = .none, described: String? = nil,
         for request: StubRequest, context: RenderContext
     ) async throws -> ImageAnswer {
         let transcoder = context.transcoder ?? .shared
         let name = described ?? describe(source)
+        let resolved = try options.resize?.resolved(for: request, pixelLimit: transcoder.pixelLimit)
+        let resize = resolved?.resize
+        let damage = options.damage
         do {
             switch format {
             case .original:
-                if case .generated = source {
-                    let png = try await transcoder.render(source, as: .png)
-                    return ImageAnswer(body: png, contentType: ImageKind.png.mimeType, variesByAccept: false)
+                if source.isGenerated {
+                    let target: TranscodeTarget = if case .animated = source { .webpLossless } else { .png }
+                    let produced = try await transcoder.render(source, as: target, resize: resize, damage: damage)
+                    return ImageAnswer(body: produced, contentType: target.mimeType, variesByAccept: false)
                 }
                 let data = try source.originalData(pixelLimit: transcoder.pixelLimit)
                 var contentType = MediaType.sniff(data) ?? "application/octet-stream"
                 if case .file(let url) = source { contentType = MediaType.forFile(url, data: data) }
-                return ImageAnswer(body: data, contentType: contentType, variesByAccept: false)
+                guard let resize else {
+                    return ImageAnswer(body: damage?.apply(to: data) ?? data, contentType: contentType, variesByAccept: false)
+                }
+                guard let kind = ImageKind.detect(data), let target = sameFormatTarget(kind, data) else {
+                    throw RenderError("cannot resize \(name): \(MediaType.sniff(data) ?? "its bytes are not an image"); expected PNG, WebP or JPEG")
+                }
+                let produced = try await transcoder.render(source, as: target, resize: resize, damage: damage)
+                return ImageAnswer(body: produced, contentType: target.mimeType, variesByAccept: false)
 
-            case .negotiated:
+            case .negotiated(let kinds):
                 let accept = AcceptHeader(acceptValue(of: request))
-                guard let kind = accept.negotiatedImageKind else {
-                    return notAcceptable(accept)
+                guard let kind = accept.negotiatedImageKind(among: kinds) else {
+                    return notAcceptable(accept, offered: kinds)
                 }
                 // Negotiation picks a format, not an encoding: bytes already in that format are
-                // served as they are (a lossy WebP stays lossy); others become PNG or lossless WebP.
-                let target: TranscodeTarget = kind == .webp ? .webpLossless : .png
+                // served as they are (a lossy WebP stays lossy); others are encoded losslessly
+                // when the source is lossless (PNG, lossless WebP, drawn), else lossily.
                 let produced: Data
-                if case .generated = source {
-                    produced = try await transcoder.render(source, as: target)
+                if source.isGenerated {
+                    produced = try await transcoder.render(source, as: negotiatedTarget(kind, sourceIsLossy: false), resize: resize, damage: damage)
                 } else {
                     let data = try source.originalData(pixelLimit: transcoder.pixelLimit)
-                    produced = ImageKind.detect(data) == kind ? data : try await transcoder.transcode(data, to: target)
+                    if resize == nil, ImageKind.detect(data) == kind {
+                        produced = damage?.apply(to: data) ?? data
+                    } else {
+                        // A file source goes by its stamp, so a cache hit does not hash it.
+                        let target = negotiatedTarget(kind, sourceIsLossy: isLossy(data))
+                        produced = try await transcoder.render(source, as: target, resize: resize, damage: damage)
+                    }
                 }
                 return ImageAnswer(body: produced, contentType: kind.mimeType, variesByAccept: true)
 
-            case .png, .webp, .webpLossless:
+            case .png, .webp, .webpLossless, .jpeg, .jpegProgressive:
                 // Every case above leaves `transcodeTarget` non-nil here.
                 let target = format.transcodeTarget ?? .png
-                let produced = try await transcoder.render(source, as: target)
-                let contentType = MediaType.sniff(produced) ?? target.mimeType
-                return ImageAnswer(body: produced, contentType: contentType, variesByAccept: false)
+                let produced = try await transcoder.render(source, as: target, resize: resize, damage: damage)
+                return ImageAnswer(body: produced, contentType: target.mimeType, variesByAccept: false)
             }
+        } catch let error as ImageError where error.code == .invalidResize {
+            throw RenderError(status: 400, "400 Bad Request: the resize asked for (\(resolved?.origin ?? "the stub's")) cannot be done: \(error)\n")
         } catch let error as ImageError {
             throw RenderError("cannot serve \(name) as \(describe(format)): \(error)")
         }
+    }
+
+    /// The encoding `.negotiated` serves `kind` in when it cannot pass the source through.
+    static func negotiatedTarget(_ kind: ImageKind, sourceIsLossy: Bool) -> TranscodeTarget {
+        switch kind {
+        case .webp: sourceIsLossy ? .webp(quality: negotiatedWebPQuality) : .webpLossless
+        case .jpeg: .jpeg(quality: negotiatedJPEGQuality)
+        default: .png
+        }
+    }
+
+    /// The encoding that keeps a resized `.original` in its own format: JPEG at quality 85
+    /// (progressive when the source is), WebP lossy at 80 or lossless as the source was, PNG.
+    static func sameFormatTarget(_ kind: ImageKind, _ data: Data) -> TranscodeTarget? {
+        switch kind {
+        case .png: .png
+        case .webp: isLossy(data) ? .webp(quality: negotiatedWebPQuality) : .webpLossless
+        case .jpeg: isProgressiveJPEG(data) ? .jpegProgressive(quality: negotiatedJPEGQuality) : .jpeg(quality: negotiatedJPEGQuality)
+        case .gif: nil
+        }
+    }
+
+    /// Whether the bytes are a JPEG or a lossy WebP (a `VP8 ` chunk, not `VP8L`).
+    static func isLossy(_ data: Data) -> Bool {
+        switch ImageKind.detect(data) {
+        case .jpeg: return true
+        case .webp:
+            // Simple files start their first chunk at 12; extended ones (VP8X) have the image
+            // chunk after the optional ALPH chunk, so look a little further.
+            let head = Array(data.prefix(4096))
+            let lossy = Array("VP8 ".utf8)
+            guard head.count >= 16 else { return false }
+            return (12...(head.count - 4)).contains { head[$0..<$0 + 4].elementsEqual(lossy) }
+        default: return false
+        }
+    }
+
+    /// Whether the JPEG's frame header is a progressive one (SOF2).
+    static func isProgressiveJPEG(_ data: Data) -> Bool {
+        let bytes = Array(data.prefix(65536))
+        var index = 2
+        while index + 3 < bytes.count, bytes[index] == 0xFF {
+            let marker = bytes[index + 1]
+            if marker == 0xC2 { return true }
+            if marker == 0xC0 || marker == 0xC1 || marker == 0xDA { return false }
+            index += 2 + (Int(bytes[index + 2]) << 8 | Int(bytes[index + 3]))
+        }
+        return false
     }
 
     /// A canned body (data or file) converted to `format`.
@@ -85,18 +165,18 @@ extension StubResponse {
             return ImageAnswer(body: data, contentType: MediaType.sniff(data) ?? "application/octet-stream", variesByAccept: false)
         }
         guard ImageKind.detect(data) != nil else {
-            throw RenderError("cannot transcode \(described) to \(describe(format)): it is not an image; expected PNG or WebP bytes")
+            throw RenderError("cannot transcode \(described) to \(describe(format)): it is not an image; expected PNG, WebP or JPEG bytes")
         }
         return try await renderImage(.data(data), as: format, described: described, for: request, context: context)
     }
 
-    /// A forwarded body converted to `format`; `nil` when it is not a PNG or WebP image (it
-    /// passes through unchanged).
+    /// A forwarded body converted to `format`; `nil` when it is not a PNG, WebP or JPEG image
+    /// (it passes through unchanged).
     /// - Throws: ``RenderError`` (502) when the upstream's image cannot be decoded.
     static func transcodeForwarded(
         _ data: Data, from url: URL, to format: ImageFormat, for request: StubRequest, context: RenderContext
     ) async throws -> ImageAnswer? {
-        guard format != .original, let kind = ImageKind.detect(data), kind == .png || kind == .webp else { return nil }
+        guard format != .original, let kind = ImageKind.detect(data), kind != .gif else { return nil }
         do {
             return try await renderImage(
                 .data(data), as: format, described: "the \(kind.mimeType) body from \(url.absoluteString)",
@@ -108,8 +188,8 @@ extension StubResponse {
     }
 
     /// The 406 a `.negotiated` response answers when the Accept header admits no offered format.
-    static func notAcceptable(_ accept: AcceptHeader) -> ImageAnswer {
-        let offered = AcceptHeader.offeredImageKinds.map(\.mimeType).joined(separator: ", ")
+    static func notAcceptable(_ accept: AcceptHeader, offered kinds: [ImageKind]) -> ImageAnswer {
+        let offered = kinds.map(\.mimeType).joined(separator: ", ")
         let text = "406 Not Acceptable: the Accept header \"\(accept)\" admits none of the formats on offer: \(offered)\n"
         return ImageAnswer(status: 406, body: Data(text.utf8), contentType: "text/plain; charset=utf-8", variesByAccept: true)
     }
@@ -125,6 +205,8 @@ extension StubResponse {
         case .file(let url): "image file \(url.path)"
         case .data(let data): "image data (\(data.count) bytes)"
         case .generated(let width, let height, let pattern): "generated \(width)x\(height) \(describe(pattern)) image"
+        case .animated(let width, let height, let pattern, let frames, let duration):
+            "generated \(width)x\(height) \(describe(pattern)) animation of \(frames) frames of \(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)ms"
         }
     }
 
@@ -133,6 +215,7 @@ extension StubResponse {
         case .checkerboard: "checkerboard"
         case .gradient: "gradient"
         case .solid(let color): "solid \(color)"
+        case .photo: "photo"
         }
     }
 
@@ -141,6 +224,8 @@ extension StubResponse {
         case .png: "PNG"
         case .webp(let quality): "WebP at quality \(quality)"
         case .webpLossless: "lossless WebP"
+        case .jpeg(let quality): "JPEG at quality \(quality)"
+        case .jpegProgressive(let quality): "progressive JPEG at quality \(quality)"
         case .original: "its original bytes"
         case .negotiated: "the negotiated format"
         }

@@ -93,8 +93,8 @@ extension StubResponse {
                 let answer = try await Self.transcodeCanned(data, described: "the body (\(data.count) bytes)", to: transcode, for: request, context: context)
                 answer.apply(status: &status, headers: &headers, body: &bodyData)
             }
-        case .image(let source, let format):
-            let answer = try await Self.renderImage(source, as: format, for: request, context: context)
+        case .image(let source, let format, let options):
+            let answer = try await Self.renderImage(source, as: format, options: options, for: request, context: context)
             answer.apply(status: &status, headers: &headers, body: &bodyData)
         case .file(let url):
             bodyData = try Self.read(url)

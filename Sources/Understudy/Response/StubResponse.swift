@@ -12,6 +12,7 @@ import UnderstudyImages
 /// .file(bigPNG).truncated(after: 1024)
 /// .image(.file(catWebP), as: .png)
 /// .image(.generated(width: 64, height: 64, pattern: .checkerboard), as: .negotiated)
+/// .image(.file(photo), as: .jpeg(quality: 85), resize: .init(width: .query("w")))
 /// .forward(to: upstream, transcode: .png)
 /// ```
 public struct StubResponse: Sendable {
@@ -23,7 +24,7 @@ public struct StubResponse: Sendable {
         case file(URL)
         case redirect(to: String)
         case failure(Fault)
-        case image(ImageSource, as: ImageFormat)
+        case image(ImageSource, as: ImageFormat, options: ImageOptions)
         case forward(to: URL?)
     }
 
@@ -98,32 +99,42 @@ public struct StubResponse: Sendable {
         StubResponse(body: .failure(fault))
     }
 
-    /// An image, served in `format`.
+    /// An image, served in `format`, optionally resized and damaged (SPEC sections 2 and 12).
     ///
-    /// Content-Type comes from the bytes served, Content-Length is their size. Transcodes go
-    /// through the registry's ``ImageTranscoder`` (cached: a repeat costs no codec work).
-    /// `.original` serves the source's bytes as they are (a generated image as PNG);
-    /// `.negotiated` picks WebP or PNG from the request's Accept header (see
-    /// ``AcceptHeader/negotiatedImageKind``), serves the source's own bytes when they already
-    /// are that format and otherwise PNG or lossless WebP, answers 406 when the header admits
-    /// neither, and always adds `Vary: Accept`. A source that cannot be read or decoded makes
-    /// the stub answer 500 with the reason.
+    /// Content-Type comes from the format served, Content-Length is the bytes' size. Transcodes
+    /// go through the registry's ``ImageTranscoder`` (cached: a repeat costs no codec work).
+    /// `.original` serves the source's bytes as they are (a generated image as PNG, an
+    /// animation as lossless WebP; resized: re-encoded in the source's format);
+    /// `.negotiated(among:)` picks the format the request's Accept header admits with the
+    /// highest q (see ``AcceptHeader/negotiatedImageKind(among:)``), serves the source's own
+    /// bytes when they already are that format and otherwise encodes it (losslessly for a
+    /// lossless source; JPEG at 85, lossy WebP at 80 for a lossy one), answers 406 when the
+    /// header admits none, and always adds `Vary: Accept`. A source that cannot be read or
+    /// decoded makes the stub answer 500 with the reason.
     ///
     /// ```swift
     /// stubs.stub(.pathExtension("webp")) { _ in .image(.file(catWebP), as: .png) }
+    /// stubs.stub(.pathPrefix("/cdn/"), response: .image(.file(photo), as: .negotiated(among: [.webp, .jpeg]),
+    ///                                                   resize: .init(width: .query("w"), height: .query("h"), fit: .cover)))
+    /// stubs.stub(.path("/broken.png"), response: .image(.file(photo), as: .png, damage: .badChecksum))
     /// ```
     /// - Parameters:
-    ///   - source: a file, bytes, or a generated image.
+    ///   - source: a file, bytes, a generated image or an animation.
     ///   - format: the encoding to serve; the source's own bytes by default.
-    public static func image(_ source: ImageSource, as format: ImageFormat = .original) -> StubResponse {
-        StubResponse(body: .image(source, as: format))
+    ///   - resize: a size to scale to, fixed or from the query (see ``Resize``); a bad query
+    ///     value answers 400 naming the parameter.
+    ///   - damage: a defect put into the encoded bytes (see ``ImageDamage``); Content-Type stays.
+    public static func image(
+        _ source: ImageSource, as format: ImageFormat = .original, resize: Resize? = nil, damage: ImageDamage? = nil
+    ) -> StubResponse {
+        StubResponse(body: .image(source, as: format, options: ImageOptions(resize: resize, damage: damage)))
     }
 
     /// The real response, fetched upstream: from `base` (scheme, host and port replaced, path
     /// and query kept), or from the request's own URL when `base` is `nil`.
     ///
     /// In-process the fetch goes through a plain inner `URLSession` that never sees the stubs.
-    /// With `transcode`, a PNG or WebP body is converted (as ``transcoded(to:)`` describes);
+    /// With `transcode`, a PNG, WebP or JPEG body is converted (as ``transcoded(to:)`` describes);
     /// any other body passes through unchanged, and an image the codecs reject is a 502.
     ///
     /// ```swift
@@ -154,9 +165,9 @@ public struct StubResponse: Sendable {
         return copy
     }
 
-    /// The same response with its image body served in `format`: for ``image(_:as:)`` it
+    /// The same response with its image body served in `format`: for ``image(_:as:resize:damage:)`` it
     /// replaces the format; for ``data(_:contentType:)``, ``file(_:)`` and ``forward(to:transcode:)``
-    /// it converts a PNG or WebP body. Transcoding a canned body that is not an image answers 500;
+    /// it converts a PNG, WebP or JPEG body. Transcoding a canned body that is not an image answers 500;
     /// other bodies (text, JSON, redirects, faults) are left as they are.
     ///
     /// ```swift
@@ -164,8 +175,8 @@ public struct StubResponse: Sendable {
     /// ```
     public func transcoded(to format: ImageFormat) -> StubResponse {
         var copy = self
-        if case .image(let source, _) = body {
-            copy.body = .image(source, as: format)
+        if case .image(let source, _, let options) = body {
+            copy.body = .image(source, as: format, options: options)
         } else {
             copy.transcode = format
         }

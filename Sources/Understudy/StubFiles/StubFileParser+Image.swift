@@ -4,15 +4,28 @@ internal import Yams
 
 extension StubFileParser {
     /// The values of `image.as`, in the order messages list them.
-    static let imageFormatNames = ["png", "webp", "webp-lossless", "original", "negotiate"]
+    static let imageFormatNames = ["png", "webp", "webp-lossless", "jpeg", "jpeg-progressive", "original", "negotiate"]
     /// The values of `transcode`.
-    static let transcodeNames = ["png", "webp", "webp-lossless", "negotiate"]
+    static let transcodeNames = ["png", "webp", "webp-lossless", "jpeg", "jpeg-progressive", "negotiate"]
+    /// The values of `image.formats`.
+    static let negotiableNames = ["webp", "png", "jpeg"]
     /// The values of `image.generate.pattern`.
-    static let patternNames = ["checkerboard", "gradient", "solid"]
+    static let patternNames = ["checkerboard", "gradient", "solid", "photo"]
+    /// The values of `image.resize.fit`.
+    static let fitNames = ImageResize.Fit.allCases.map(\.rawValue)
+    /// The values of `image.damage`.
+    static let damageNames = ImageDamage.allCases.map(\.rawValue)
     /// The WebP quality of `as: webp` and `transcode: webp` when none is given.
     static let defaultWebPQuality = 80
+    /// The JPEG quality of `as: jpeg` and `transcode: jpeg` when none is given.
+    static let defaultJPEGQuality = 85
+    /// The most frames `generate.frames` may ask for.
+    static let maxFrames = 1000
+    /// The frame duration of an animation when `frameDuration` is not given.
+    static let defaultFrameDuration = Duration.milliseconds(100)
 
-    /// `{file: path, as: format, quality: q}` or `{generate: {width, height, pattern, color}, as:, quality:}`.
+    /// `{file: path, as: format, quality: q, formats: [...], resize: {...}, damage: kind}` or
+    /// `{generate: {width, height, pattern, color, frames, frameDuration}, as:, ...}`.
     ///
     /// A file is read and decoded here, once, so a corrupt or truncated image is a load error
     /// naming the file rather than a 500 at request time. Generated sizes are checked against
@@ -20,7 +33,9 @@ extension StubFileParser {
     mutating func parseImage(_ node: Node, path: String) -> StubResponse? {
         let expected = "{file: path, as: format} or {generate: {width, height, pattern}, as: format}"
         let issuesBefore = issues.count
-        guard let fields = entries(node, path, allowed: ["file", "generate", "as", "quality"], expected: expected) else {
+        guard let fields = entries(
+            node, path, allowed: ["file", "generate", "as", "quality", "formats", "resize", "damage"], expected: expected
+        ) else {
             return nil
         }
         var source: ImageSource?
@@ -28,6 +43,9 @@ extension StubFileParser {
         var file: (url: URL, reference: String, node: Node, path: String)?
         var formatName = "original"
         var quality: (value: Int, node: Node, path: String)?
+        var formats: (kinds: [ImageKind], node: Node, path: String)?
+        var resize: StubResponse.Resize?
+        var damage: ImageDamage?
 
         for field in fields {
             let fieldPath = join(path, field.key)
@@ -57,6 +75,19 @@ extension StubFileParser {
                 if let value = qualityValue(field.value, fieldPath) {
                     quality = (value, field.value, fieldPath)
                 }
+            case "formats":
+                if let kinds = parseFormats(field.value, path: fieldPath) {
+                    formats = (kinds, field.value, fieldPath)
+                }
+            case "resize":
+                resize = parseResize(field.value, path: fieldPath)
+            case "damage":
+                guard let name = string(field.value, fieldPath, expected: "a kind of damage") else { continue }
+                guard let kind = ImageDamage(rawValue: name) else {
+                    report(field.value, fieldPath, "unknown damage '\(name)'; expected one of \(Self.damageNames.joined(separator: ", "))")
+                    continue
+                }
+                damage = kind
             default:
                 preconditionFailure("key '\(field.key)' is allowed but not handled")
             }
@@ -65,12 +96,20 @@ extension StubFileParser {
         if sourceKey == nil, issues.count == issuesBefore {
             report(node, path, "missing the image source; expected 'file' (a path) or 'generate' ({width, height, pattern})")
         }
-        if let quality, formatName != "webp" {
-            report(quality.node, quality.path, "quality applies only to as: webp; found as: \(formatName)")
+        if let quality {
+            if !["webp", "jpeg", "jpeg-progressive"].contains(formatName) {
+                report(quality.node, quality.path, "quality applies only to as: webp, jpeg or jpeg-progressive; found as: \(formatName)")
+            } else if formatName != "webp", quality.value < 1 {
+                report(quality.node, quality.path, "quality 0 is out of range for JPEG; expected an integer from 1 to 100")
+            }
+        }
+        if let formats, formatName != "negotiate" {
+            report(formats.node, formats.path, "formats applies only to as: negotiate; found as: \(formatName)")
         }
         if let file, issues.count == issuesBefore {
-            // `original` serves any image's bytes as they are, so JPEG and GIF need only their signature.
-            let servedAsIs = formatName == "original"
+            // `original` serves any image's bytes as they are, so GIF needs only its signature;
+            // resizing it needs pixels.
+            let servedAsIs = formatName == "original" && resize == nil
             if let problem = Self.imageProblem(in: file.url, decoding: !servedAsIs) {
                 report(file.node, file.path, "cannot use image file '\(file.reference)': \(problem)")
             }
@@ -81,23 +120,119 @@ extension StubFileParser {
         case "png": format = .png
         case "webp": format = .webp(quality: quality?.value ?? Self.defaultWebPQuality)
         case "webp-lossless": format = .webpLossless
-        case "negotiate": format = .negotiated
+        case "jpeg": format = .jpeg(quality: quality?.value ?? Self.defaultJPEGQuality)
+        case "jpeg-progressive": format = .jpegProgressive(quality: quality?.value ?? Self.defaultJPEGQuality)
+        case "negotiate": format = .negotiated(among: formats?.kinds ?? ImageFormat.defaultNegotiatedKinds)
         default: format = .original
         }
-        return .image(source, as: format)
+        return .image(source, as: format, resize: resize, damage: damage)
+    }
+
+    /// `[webp, jpeg]`: the formats `as: negotiate` chooses among, most preferred first.
+    private mutating func parseFormats(_ node: Node, path: String) -> [ImageKind]? {
+        let expected = "a list of \(Self.negotiableNames.joined(separator: ", "))"
+        guard case .sequence(let items) = node else {
+            report(node, path, "expected \(expected), found \(node.found)")
+            return nil
+        }
+        guard !items.isEmpty else {
+            report(node, path, "the list is empty; expected \(expected)")
+            return nil
+        }
+        var kinds: [ImageKind] = []
+        var ok = true
+        for (index, item) in items.enumerated() {
+            let itemPath = "\(path)[\(index)]"
+            guard let name = string(item, itemPath, expected: "an image format") else {
+                ok = false
+                continue
+            }
+            guard Self.negotiableNames.contains(name), let kind = ImageKind(rawValue: name) else {
+                report(item, itemPath, "unknown format '\(name)'; expected one of \(Self.negotiableNames.joined(separator: ", "))")
+                ok = false
+                continue
+            }
+            if kinds.contains(kind) {
+                report(item, itemPath, "format '\(name)' is listed twice; expected each format once")
+                ok = false
+                continue
+            }
+            kinds.append(kind)
+        }
+        return ok ? kinds : nil
+    }
+
+    /// `{width: 320 | '{query.w}', height: ..., fit: contain | cover | fill}`.
+    private mutating func parseResize(_ node: Node, path: String) -> StubResponse.Resize? {
+        let issuesBefore = issues.count
+        guard let fields = entries(node, path, allowed: ["width", "height", "fit"], expected: "{width, height, fit}") else {
+            return nil
+        }
+        var resize = StubResponse.Resize()
+        for field in fields {
+            let fieldPath = join(path, field.key)
+            switch field.key {
+            case "width", "height":
+                let dimension = parseDimension(field.value, path: fieldPath)
+                if field.key == "width" { resize.width = dimension } else { resize.height = dimension }
+            case "fit":
+                guard let name = string(field.value, fieldPath, expected: "a fit") else { continue }
+                guard let fit = ImageResize.Fit(rawValue: name) else {
+                    report(field.value, fieldPath, "unknown fit '\(name)'; expected one of \(Self.fitNames.joined(separator: ", "))")
+                    continue
+                }
+                resize.fit = fit
+            default:
+                preconditionFailure("key '\(field.key)' is allowed but not handled")
+            }
+        }
+        if issues.count == issuesBefore, resize.width == nil, resize.height == nil {
+            report(node, path, "missing 'width' and 'height'; expected at least one of them")
+        }
+        if case .pixels(let width)? = resize.width, case .pixels(let height)? = resize.height, issues.count == issuesBefore {
+            let limit = RGBAImage.defaultPixelLimit
+            let pixels = width.multipliedReportingOverflow(by: height)
+            if pixels.overflow || pixels.partialValue > limit {
+                report(node, path, "a resize to \(width)x\(height) is over the limit of \(limit) pixels (64 Mpx); expected a smaller width or height")
+            }
+        }
+        return issues.count == issuesBefore ? resize : nil
+    }
+
+    /// `320` or `'{query.w}'`.
+    private mutating func parseDimension(_ node: Node, path: String) -> StubResponse.Resize.Dimension? {
+        let expected = "a positive integer or '{query.NAME}'"
+        if node.kind == .int {
+            guard let value = integer(node, path, expected: expected, minimum: 1) else { return nil }
+            guard value <= RGBAImage.defaultPixelLimit else {
+                report(node, path, "\(value) pixels is over the limit of \(RGBAImage.defaultPixelLimit); expected a smaller size")
+                return nil
+            }
+            return .pixels(value)
+        }
+        guard let text = string(node, path, expected: expected) else { return nil }
+        let prefix = "{query."
+        if text.hasPrefix(prefix), text.hasSuffix("}"), text.count > prefix.count + 1 {
+            return .query(String(text.dropFirst(prefix.count).dropLast()))
+        }
+        report(node, path, "found '\(text)'; expected \(expected), like '{query.w}'")
+        return nil
     }
 
     /// `{width: 64, height: 64, pattern: checkerboard}`; `pattern` defaults to `solid` when a
-    /// `color` is given, else to `checkerboard`.
+    /// `color` is given, else to `checkerboard`. `frames` (and `frameDuration`) make it an
+    /// animation.
     private mutating func parseGenerate(_ node: Node, path: String) -> ImageSource? {
         let issuesBefore = issues.count
-        guard let fields = entries(node, path, allowed: ["width", "height", "pattern", "color"],
-                                   expected: "{width, height, pattern, color}")
+        guard let fields = entries(node, path, allowed: ["width", "height", "pattern", "color", "frames", "frameDuration"],
+                                   expected: "{width, height, pattern, color, frames, frameDuration}")
         else { return nil }
         var width: Int?
         var height: Int?
         var patternName: String?
         var color: (value: RGBAColor, node: Node, path: String)?
+        var frames: Int?
+        var frameDuration: (value: Duration, node: Node, path: String)?
         for field in fields {
             let fieldPath = join(path, field.key)
             switch field.key {
@@ -119,6 +254,20 @@ extension StubFileParser {
                 } catch {
                     report(field.value, fieldPath, "\(error)")
                 }
+            case "frames":
+                guard let value = integer(field.value, fieldPath, expected: "an integer from 1 to \(Self.maxFrames)", minimum: 1) else { continue }
+                guard value <= Self.maxFrames else {
+                    report(field.value, fieldPath, "\(value) frames is too many; expected an integer from 1 to \(Self.maxFrames)")
+                    continue
+                }
+                frames = value
+            case "frameDuration":
+                guard let text = string(field.value, fieldPath, expected: "a duration like 100ms") else { continue }
+                guard let value = Delay.parseDuration(text), value >= .milliseconds(1) else {
+                    report(field.value, fieldPath, "invalid frame duration '\(text)'; expected at least 1ms, like 100ms or 0.5s")
+                    continue
+                }
+                frameDuration = (value, field.value, fieldPath)
             default:
                 preconditionFailure("key '\(field.key)' is allowed but not handled")
             }
@@ -134,6 +283,9 @@ extension StubFileParser {
         if pattern != "solid", let color {
             report(color.node, color.path, "'color' applies only to pattern solid; found pattern \(pattern)")
         }
+        if let frameDuration, frames == nil, !fieldNames.contains("frames") {
+            report(frameDuration.node, frameDuration.path, "frameDuration applies only to an animation; expected 'frames' beside it")
+        }
         guard issues.count == issuesBefore, let width, let height else { return nil }
         let limit = RGBAImage.defaultPixelLimit
         let pixels = width.multipliedReportingOverflow(by: height)
@@ -143,20 +295,39 @@ extension StubFileParser {
                    "a \(width)x\(height) image is \(count) pixels, over the limit of \(limit) (64 Mpx); expected a smaller width or height")
             return nil
         }
-        switch pattern {
-        case "gradient": return .generated(width: width, height: height, pattern: .gradient)
-        case "solid": return color.map { .generated(width: width, height: height, pattern: .solid($0.value)) }
-        default: return .generated(width: width, height: height, pattern: .checkerboard)
+        if let frames {
+            let total = pixels.partialValue.multipliedReportingOverflow(by: frames)
+            if total.overflow || total.partialValue > limit {
+                report(node, path,
+                       "\(frames) frames of \(width)x\(height) are \(total.overflow ? "more than \(Int.max)" : "\(total.partialValue)") pixels in all, over the limit of \(limit) (64 Mpx); expected fewer or smaller frames")
+                return nil
+            }
         }
+        let drawn: ImagePattern
+        switch pattern {
+        case "gradient": drawn = .gradient
+        case "photo": drawn = .photo
+        case "solid":
+            guard let color else { return nil }
+            drawn = .solid(color.value)
+        default: drawn = .checkerboard
+        }
+        if let frames {
+            return .animated(width: width, height: height, pattern: drawn, frames: frames,
+                             frameDuration: frameDuration?.value ?? Self.defaultFrameDuration)
+        }
+        return .generated(width: width, height: height, pattern: drawn)
     }
 
-    /// `png | webp | webp-lossless | negotiate`.
+    /// `png | webp | webp-lossless | jpeg | jpeg-progressive | negotiate`.
     mutating func parseTranscode(_ node: Node, path: String) -> ImageFormat? {
         guard let name = string(node, path, expected: "an image format") else { return nil }
         switch name {
         case "png": return .png
         case "webp": return .webp(quality: Self.defaultWebPQuality)
         case "webp-lossless": return .webpLossless
+        case "jpeg": return .jpeg(quality: Self.defaultJPEGQuality)
+        case "jpeg-progressive": return .jpegProgressive(quality: Self.defaultJPEGQuality)
         case "negotiate": return .negotiated
         default:
             report(node, path, "unknown transcode format '\(name)'; expected one of \(Self.transcodeNames.joined(separator: ", "))")
@@ -216,7 +387,7 @@ extension StubFileParser {
         }
     }
 
-    /// Why the bytes are not a usable image: with `decoding`, a PNG or WebP that decodes;
+    /// Why the bytes are not a usable image: with `decoding`, a PNG, WebP or JPEG that decodes;
     /// without, any recognised image signature. `nil` when they are.
     static func imageProblem(in data: Data, decoding: Bool) -> String? {
         if !decoding, ImageKind.detect(data) != nil { return nil }

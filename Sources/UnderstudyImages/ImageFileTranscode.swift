@@ -1,8 +1,8 @@
 import Foundation
-import UnderstudyImages
 
-/// The work of `understudy transcode IN OUT [--to png|webp] [--quality Q] [--lossless]`: reads a
-/// PNG or WebP file, writes it in another encoding. The CLI only parses flags and prints.
+/// The work of `understudy transcode IN OUT [--to png|webp|jpeg] [--quality Q] [--lossless]
+/// [--progressive]`: reads a PNG, WebP or JPEG file, writes it in another encoding. The CLI only
+/// parses flags and prints.
 ///
 /// ```swift
 /// let job = try ImageFileTranscode(input: cat, output: URL(fileURLWithPath: "cat.png"))
@@ -54,52 +54,73 @@ public struct ImageFileTranscode: Sendable {
             case .png: written = "PNG"
             case .webp(let quality): written = "WebP at quality \(quality)"
             case .webpLossless: written = "lossless WebP"
+            case .jpeg(let quality): written = "JPEG at quality \(quality)"
+            case .jpegProgressive(let quality): written = "progressive JPEG at quality \(quality)"
             }
-            let from = inputKind == .webp ? "WebP" : inputKind.rawValue.uppercased()
+            let from = inputKind.name
             return "\(output.relativePath): \(written), \(width)x\(height), \(outputBytes) bytes (from \(from), \(inputBytes) bytes)"
         }
     }
 
     /// The default WebP quality when `--quality` is not given.
     public static let defaultQuality = 80
+    /// The default JPEG quality when `--quality` is not given.
+    public static let defaultJPEGQuality = JPEGCodec.defaultQuality
 
     /// Checks the options and picks the target.
     /// - Parameters:
-    ///   - input: the PNG or WebP file to read.
+    ///   - input: the PNG, WebP or JPEG file to read.
     ///   - output: the file to write.
-    ///   - format: `png` or `webp`; `nil` takes it from `output`'s extension.
-    ///   - quality: WebP quality 0...100 (lossy WebP only); 80 when `nil`.
+    ///   - format: `png`, `webp` or `jpeg` (also `jpg`); `nil` takes it from `output`'s extension.
+    ///   - quality: WebP quality 0...100 (80 when `nil`) or JPEG quality 1...100 (85 when `nil`).
     ///   - lossless: lossless WebP (WebP only; not with `quality`).
+    ///   - progressive: progressive JPEG (JPEG only).
     /// - Throws: ``Failure`` naming the flag or file that is wrong.
-    public init(input: URL, output: URL, format: String? = nil, quality: Int? = nil, lossless: Bool = false) throws {
+    public init(
+        input: URL, output: URL, format: String? = nil, quality: Int? = nil, lossless: Bool = false, progressive: Bool = false
+    ) throws {
         self.input = input
         self.output = output
+        let names = ["png": "png", "webp": "webp", "jpeg": "jpeg", "jpg": "jpeg"]
         let name: String
         if let format {
-            name = format.lowercased()
-            guard ["png", "webp"].contains(name) else {
-                throw Failure("--to: unknown format '\(format)'; expected png or webp", usage: true)
+            guard let known = names[format.lowercased()] else {
+                throw Failure("--to: unknown format '\(format)'; expected png, webp or jpeg", usage: true)
             }
+            name = known
         } else {
-            let ext = output.pathExtension.lowercased()
-            guard ["png", "webp"].contains(ext) else {
-                let found = ext.isEmpty ? "has no extension" : "ends in '.\(output.pathExtension)'"
-                throw Failure("OUT '\(output.relativePath)' \(found); expected .png or .webp, or give --to png|webp", usage: true)
+            guard let known = names[output.pathExtension.lowercased()] else {
+                let found = output.pathExtension.isEmpty ? "has no extension" : "ends in '.\(output.pathExtension)'"
+                throw Failure("OUT '\(output.relativePath)' \(found); expected .png, .webp, .jpg or .jpeg, or give --to png|webp|jpeg", usage: true)
             }
-            name = ext
+            name = known
         }
-        if let quality, !(0...100).contains(quality) {
-            throw Failure("--quality \(quality) is out of range; expected an integer from 0 to 100", usage: true)
+        if progressive, name != "jpeg" {
+            throw Failure("--progressive applies only to JPEG output; found --to \(name)", usage: true)
         }
-        if name == "png" {
-            if quality != nil { throw Failure("--quality applies only to WebP output; PNG is lossless", usage: true) }
-            if lossless { throw Failure("--lossless applies only to WebP output; PNG is always lossless", usage: true) }
+        if lossless, name != "webp" {
+            throw Failure("--lossless applies only to WebP output; \(name == "png" ? "PNG is always lossless" : "JPEG is always lossy")", usage: true)
+        }
+        switch name {
+        case "png":
+            if quality != nil { throw Failure("--quality applies only to WebP and JPEG output; PNG is lossless", usage: true) }
             target = .png
-        } else if lossless {
-            if quality != nil { throw Failure("--quality and --lossless exclude each other; give one of them", usage: true) }
-            target = .webpLossless
-        } else {
-            target = .webp(quality: quality ?? Self.defaultQuality)
+        case "jpeg":
+            if let quality, !(1...100).contains(quality) {
+                throw Failure("--quality \(quality) is out of range for JPEG; expected an integer from 1 to 100", usage: true)
+            }
+            let quality = quality ?? Self.defaultJPEGQuality
+            target = progressive ? .jpegProgressive(quality: quality) : .jpeg(quality: quality)
+        default:
+            if let quality, !(0...100).contains(quality) {
+                throw Failure("--quality \(quality) is out of range; expected an integer from 0 to 100", usage: true)
+            }
+            if lossless {
+                if quality != nil { throw Failure("--quality and --lossless exclude each other; give one of them", usage: true) }
+                target = .webpLossless
+            } else {
+                target = .webp(quality: quality ?? Self.defaultQuality)
+            }
         }
     }
 
