@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import Understudy
 import UnderstudyHAR
 import UnderstudyServer
@@ -38,10 +39,11 @@ extension UnderstudyCommand {
 
         func run() async throws {
             let output = URL(fileURLWithPath: out)
+            let logger = ServeLogHandler.logger(format: listen.log)
             let recorder = HARRecorder(
                 upstream: URL(string: upstream)!, output: output,
                 redaction: HARRedaction(extraHeaders: redactHeaders, keepsSecrets: keepSecrets),
-                onWriteError: { error in FileHandle.standardError.write(Data("cannot write \(output.path): \(error)\n".utf8)) }
+                onWriteError: { error in logger.error("cannot write \(output.path): \(error)") }
             )
             do {
                 // An empty but valid HAR from the start: a reader never finds no file or half a file.
@@ -51,13 +53,10 @@ extension UnderstudyCommand {
                 throw ExitCode(1)
             }
             let registry = recorder.registry
-            let writer = ServeLogWriter(format: listen.log)
             let configuration = StubServer.Configuration(
                 adminToken: listen.adminToken,
-                onInteraction: { interaction in
-                    writer.write(interaction, journal: registry.journal)
-                    recorder.interactionFinished()
-                }
+                onInteraction: { _ in recorder.interactionFinished() },
+                logger: logger
             )
             try await serveUntilSignalled(registry, host: listen.host, port: listen.port, configuration: listen.applyingLimits(to: configuration), source: upstream)
             try recorder.flush()
