@@ -109,7 +109,10 @@ let package = Package(
             dependencies: ["UnderstudyHAR", "Understudy", "UnderstudyServer", "UnderstudyURLProtocol"],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "understudyTests", dependencies: ["understudy", "Understudy", "UnderstudyHAR"]),
+        .testTarget(
+            name: "understudyTests",
+            dependencies: ["understudy", "Understudy", "UnderstudyHAR", "UnderstudyServer", .product(name: "Logging", package: "swift-log")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
