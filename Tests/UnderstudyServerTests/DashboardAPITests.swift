@@ -70,13 +70,42 @@ final class DashboardAPITests: XCTestCase {
         let closure = await send(admin, "GET", "/__admin/requests/2/body", headers: authorized)
         XCTAssertEqual(closure.status, 404)
         XCTAssertEqual(String(decoding: closure.body, as: UTF8.self), """
-            {"error":"the body request 2 was sent is not kept; the journal keeps only canned answers' bodies unless keepsBodies is set","field":"id"}
+            {"error":"the body request 2 was sent is not kept; without keepsBodies the journal has only those of canned answers and image stubs","field":"id"}
 
             """)
         let missing = await send(admin, "GET", "/__admin/requests/9/body", headers: authorized)
         XCTAssertEqual(String(decoding: missing.body, as: UTF8.self), #"{"error":"no request 9 in the journal (it holds 2)","field":"id"}"# + "\n")
         let events = await send(admin, "GET", "/__admin/events")
         XCTAssertEqual(events.status, 401, "the event stream needs the token too")
+    }
+
+    func testImageStubsBodiesAreRenderedAgainUnlessTheirFileChanged() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("understudy-again-\(UUID().uuidString).png")
+        try ImageGenerator.generate(width: 9, height: 4, pattern: .checkerboard).pngData().write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let registry = StubRegistry()
+        registry.stub(.path("/generated.webp"), named: "generated", response: .image(.generated(width: 13, height: 6, pattern: .gradient), as: .webp(quality: 80)))
+        registry.stub(.path("/negotiated"), named: "negotiated", response: .image(.file(file), as: .negotiated))
+        registry.stub(.path("/transcoded.webp"), named: "transcoded", response: .image(.file(file), as: .webpLossless))
+        var sent: [String: Data] = [:]
+        try await withServer(registry) { server in
+            let base = server.baseURL.absoluteString
+            sent["generated"] = try curl(["\(base)/generated.webp"]).stdout
+            sent["negotiated"] = try curl(["-H", "Accept: image/webp,*/*", "\(base)/negotiated"]).stdout
+            sent["transcoded"] = try curl(["\(base)/transcoded.webp"]).stdout
+        }
+        let admin = AdminAPI(registry: registry, token: nil)
+        for (id, name, type) in [(1, "generated", "image/webp"), (2, "negotiated", "image/webp"), (3, "transcoded", "image/webp")] {
+            let body = await send(admin, "GET", "/__admin/requests/\(id)/body")
+            XCTAssertEqual(body.status, 200, name)
+            XCTAssertEqual(body.headers["Content-Type"], type, name)
+            XCTAssertEqual(body.body, sent[name], "\(name): the bytes the client got")
+        }
+        // The file behind the transcoded stub changes: rendering again would show another
+        // picture, so the dashboard gets no body rather than a wrong one.
+        try ImageGenerator.generate(width: 30, height: 30, pattern: .gradient).pngData().write(to: file)
+        let changed = await send(admin, "GET", "/__admin/requests/3/body")
+        XCTAssertEqual(changed.status, 404)
     }
 
     func testTheEventStreamSendsAnEventWhenARequestArrives() async throws {

@@ -21,7 +21,7 @@ final class DashboardChromiumTests: XCTestCase {
     }
 
     /// Image files served as they are (canned answers, whose bodies the dashboard gets from the
-    /// registry), a fault, and a stub with `times`.
+    /// registry), a generated image (rendered again for the dashboard), a fault, and a stub with `times`.
     private func stubs() throws -> StubRegistry {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         func file(_ name: String, _ data: Data) throws -> URL {
@@ -37,6 +37,7 @@ final class DashboardChromiumTests: XCTestCase {
         stubs.stub(.path("/img/narrow.webp"), named: "narrow-webp", response: .file(narrow))
         stubs.stub(.path("/img/broken.png"), named: "broken", response: .failure(.connectionReset))
         stubs.stub(.path("/img/limited.png"), named: "limited", times: 3, response: .file(small))
+        stubs.stub(.path("/img/generated.webp"), named: "generated", response: .image(.generated(width: 19, height: 7, pattern: .gradient), as: .webp(quality: 80)))
         return stubs
     }
 
@@ -62,24 +63,27 @@ final class DashboardChromiumTests: XCTestCase {
             XCTAssertNotEqual(try curl(["\(base)/img/broken.png"]).status, 0, "the reset reaches curl as an error")
             XCTAssertEqual(try curl(["-o", "/dev/null", "-w", "%{http_code}", "\(base)/img/missing.png"]).text, "404")
             XCTAssertEqual(try curl(["-o", "/dev/null", "-w", "%{http_code}", "\(base)/img/limited.png"]).text, "200")
+            XCTAssertEqual(try curl(["-o", "/dev/null", "-w", "%{http_code}", "\(base)/img/generated.webp"]).text, "200")
 
             let driver = try ChromiumDriver(directory: directory)
             defer { driver.quit() }
             try driver.navigate(URL(string: "\(base)/__admin/")!)
             try driver.wait(until: """
                 document.body.dataset.stream === "open" && Number(document.body.dataset.renders) >= 1
-                  && document.querySelectorAll("#journal tr.entry").length === 5
+                  && document.querySelectorAll("#journal tr.entry").length === 6
                   && Array.from(document.querySelectorAll("img.thumb")).every((image) => image.dataset.naturalWidth !== "pending")
                 """)
             _ = try driver.evaluate("window.understudyTestMark = 'same page'")
 
             let shown = try rows(driver)
-            XCTAssertEqual(shown.map { $0["id"] as? Int }, [5, 4, 3, 2, 1], "newest first")
-            XCTAssertEqual(shown.map { $0["url"] as? String }, ["limited.png", "missing.png", "broken.png", "narrow.webp", "wide.png"].map { "\(base)/img/\($0)" })
-            XCTAssertEqual(shown.map { $0["result"] as? String }, ["200", "404 unmatched", "fault connection-reset", "200", "200"])
-            XCTAssertEqual(shown.map { $0["stub"] as? String }, ["limited", "—", "broken", "narrow-webp", "wide-png"])
+            XCTAssertEqual(shown.map { $0["id"] as? Int }, [6, 5, 4, 3, 2, 1], "newest first")
+            XCTAssertEqual(shown.map { $0["url"] as? String }, [
+                "generated.webp", "limited.png", "missing.png", "broken.png", "narrow.webp", "wide.png",
+            ].map { "\(base)/img/\($0)" })
+            XCTAssertEqual(shown.map { $0["result"] as? String }, ["200", "200", "404 unmatched", "fault connection-reset", "200", "200"])
+            XCTAssertEqual(shown.map { $0["stub"] as? String }, ["generated", "limited", "—", "broken", "narrow-webp", "wide-png"])
             // Each image's thumbnail decoded in the browser, at the image's own width.
-            XCTAssertEqual(shown.map { $0["thumb"] as? String }, ["8", nil, nil, "17", "41"])
+            XCTAssertEqual(shown.map { $0["thumb"] as? String }, ["19", "8", nil, nil, "17", "41"])
 
             // The unmatched request with its near misses, and the stubs with uses and times left.
             let misses = try XCTUnwrap(driver.evaluate("""
@@ -100,7 +104,7 @@ final class DashboardChromiumTests: XCTestCase {
             // A new request shows up on the same page, without a reload.
             XCTAssertEqual(try curl(["-o", "/dev/null", "-w", "%{http_code}", "\(base)/img/wide.png?again=1"]).text, "200")
             try driver.wait(until: """
-                document.querySelector("#journal tbody tr.entry") && document.querySelector("#journal tbody tr.entry").dataset.id === "6"
+                document.querySelector("#journal tbody tr.entry") && document.querySelector("#journal tbody tr.entry").dataset.id === "7"
                   && document.querySelector("#journal tbody tr.entry img.thumb").dataset.naturalWidth !== "pending"
                 """)
             let top = try XCTUnwrap(rows(driver).first)
@@ -148,7 +152,10 @@ final class DashboardChromiumTests: XCTestCase {
             XCTAssertEqual(try driver.evaluate("sessionStorage.getItem('understudy-admin-token')") as? String, "s3cret-token")
             // Live through the token too: the event stream sends it in a header.
             XCTAssertEqual(try curl(["-o", "/dev/null", "-w", "%{http_code}", "\(base)/img/wide.png"]).text, "200")
-            try driver.wait(until: ##"document.querySelectorAll("#journal tr.entry").length === 2 && document.body.dataset.stream === "open""##)
+            try driver.wait(until: ##"""
+                document.querySelectorAll("#journal tr.entry").length === 2 && document.body.dataset.stream === "open"
+                  && document.querySelector("#journal tr.entry img.thumb").dataset.naturalWidth !== "pending"
+                """##)
             XCTAssertEqual(try rows(driver).first?["thumb"] as? String, "41")
         }
     }

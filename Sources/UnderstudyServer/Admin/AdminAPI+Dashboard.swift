@@ -17,7 +17,7 @@ extension AdminAPI {
         /// `events`: a server-sent event whenever the journal changes.
         case events
         /// `requests/{id}/body`: the response body entry `id` sent (canned answers' from the
-        /// registry's renderings, others when the journal keeps bodies).
+        /// registry's renderings, image stubs' rendered again, others when the journal keeps bodies).
         case body(Int)
 
         init?(path: String) {
@@ -47,7 +47,7 @@ extension AdminAPI {
         "default-src 'self'; img-src 'self' blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
     /// Answers a dashboard path.
-    func dashboard(_ request: AdminRequest, _ route: DashboardRoute) throws -> AdminResponse {
+    func dashboard(_ request: AdminRequest, _ route: DashboardRoute) async throws -> AdminResponse {
         let method = request.method == "HEAD" ? "GET" : request.method
         guard method == "GET" else {
             throw AdminFailure(
@@ -70,7 +70,7 @@ extension AdminAPI {
             )
         case .body(let id):
             try authorize(request)
-            return try responseBody(of: id)
+            return try await responseBody(of: id)
         }
     }
 
@@ -85,13 +85,17 @@ extension AdminAPI {
 
     /// `GET /__admin/requests/{id}/body`, for the dashboard's thumbnails. The body is served
     /// with its recorded `Content-Type` in a sandbox: a stub's HTML opened here runs nothing.
-    private func responseBody(of id: Int) throws -> AdminResponse {
+    private func responseBody(of id: Int) async throws -> AdminResponse {
         guard let interaction = registry.journal.interaction(id: id) else {
             throw AdminFailure(404, "no request \(id) in the journal (it holds \(registry.journal.count))", field: "id")
         }
-        guard let body = registry.fillingCannedBodies([interaction]).first?.responseBody else {
+        var found = registry.fillingCannedBodies([interaction]).first?.responseBody
+        if found == nil {
+            found = await registry.imageBodyRenderedAgain(for: interaction)
+        }
+        guard let body = found else {
             throw AdminFailure(
-                404, "the body request \(id) was sent is not kept; the journal keeps only canned answers' bodies unless keepsBodies is set",
+                404, "the body request \(id) was sent is not kept; without keepsBodies the journal has only those of canned answers and image stubs",
                 field: "id"
             )
         }

@@ -67,7 +67,7 @@ package struct AdminAPI: Sendable {
     package func handle(_ request: AdminRequest) async -> AdminResponse {
         do {
             if let route = DashboardRoute(path: request.path) {
-                return try dashboard(request, route)
+                return try await dashboard(request, route)
             }
             try authorize(request)
             let endpoint = try Endpoint(path: request.path)
