@@ -45,8 +45,8 @@ public final class StubServer: Sendable {
         /// 30 s); then the request gets 408 Request Timeout and a close.
         public var bodyTimeout: Duration
         /// Where the request log goes: an `info` record per finished interaction (`warning` when
-        /// a stub failed to render), a `warning` when the journal limit drops entries, and errors.
-        /// The default discards everything; see the README's "Logging" for the metadata.
+        /// a stub failed to render), and a `warning` when the journal limit drops entries. The
+        /// default discards everything; see the README's "Logging" for the metadata.
         public var logger: Logger
 
         /// Creates a configuration.
