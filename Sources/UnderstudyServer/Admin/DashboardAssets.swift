@@ -115,6 +115,7 @@ enum DashboardAssets {
         let renders = 0;
         const rows = new Map();        // journal id -> { key, row }
         const thumbnails = new Map();  // journal id -> <img>
+        let unmatchedSeen = null;      // "total/newest id" of the unmatched list last drawn
 
         function $(id) { return document.getElementById(id); }
 
@@ -215,12 +216,18 @@ enum DashboardAssets {
           try {
             do {
               refreshAgain = false;
-              const [stubs, journal, misses] = await Promise.all([
-                json("/__admin/stubs"), journalPage(), json("/__admin/near-misses"),
+              const [stubs, journal, unmatched] = await Promise.all([
+                json("/__admin/stubs"), journalPage(), json("/__admin/requests?unmatched=true&limit=0"),
               ]);
               renderStubs(stubs.stubs);
               renderJournal(journal.requests, journal.total);
-              renderMisses(misses.unmatched);
+              // Near misses are the heavy list: fetched again only when the unmatched ones changed.
+              const newestUnmatched = journal.requests.filter((entry) => entry.stub === null).map((entry) => entry.id).pop();
+              const unmatchedNow = unmatched.total + "/" + newestUnmatched;
+              if (unmatchedNow !== unmatchedSeen) {
+                renderMisses((await json("/__admin/near-misses")).unmatched);
+                unmatchedSeen = unmatchedNow;
+              }
               await renderGates();
               renders += 1;
               document.body.dataset.renders = String(renders);
