@@ -125,6 +125,23 @@ final class DashboardChromiumTests: XCTestCase {
         }
     }
 
+    func testMarkupInARequestIsShownAsTextNeverRun() async throws {
+        let stubs = try stubs()
+        try await withServer(stubs) { server in
+            let base = server.baseURL.absoluteString
+            let hostile = "/img/%3Cimg%20id=injected%20src=x%20onerror=document.title='ran'%3E.png"
+            XCTAssertEqual(try curl(["-o", "/dev/null", "-w", "%{http_code}", "--path-as-is", base + hostile]).text, "404")
+
+            let driver = try ChromiumDriver(directory: directory)
+            defer { driver.quit() }
+            try driver.navigate(URL(string: "\(base)/__admin/")!)
+            try driver.wait(until: ##"document.querySelectorAll("#unmatched .miss").length === 1"##)
+            let miss = try XCTUnwrap(driver.evaluate(##"document.querySelector("#unmatched .miss").textContent"##) as? String)
+            XCTAssertTrue(miss.contains("<img id=injected src=x onerror=document.title='ran'>"), "the near miss shows the decoded path as text: \(miss)")
+            XCTAssertEqual(try driver.evaluate(##"document.getElementById("injected") === null && document.title === "Understudy""##) as? Bool, true)
+        }
+    }
+
     func testWithATokenThePageShowsNoJournalUntilTheTokenIsGiven() async throws {
         let stubs = try stubs()
         var configuration = StubServer.Configuration()
