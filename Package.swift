@@ -24,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         // MARK: C libraries (imported by UnderstudyImages only)
@@ -82,6 +83,7 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
@@ -92,6 +94,7 @@ let package = Package(
                 "UnderstudyServer",
                 "UnderstudyHAR",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
@@ -121,6 +124,7 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
@@ -133,7 +137,10 @@ let package = Package(
             dependencies: ["Understudy", "UnderstudyTesting", "UnderstudyURLProtocol", "UnderstudyServer", "UnderstudyHAR"],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "understudyTests", dependencies: ["understudy", "Understudy", "UnderstudyHAR", "UnderstudyServer"]),
+        .testTarget(
+            name: "understudyTests",
+            dependencies: ["understudy", "Understudy", "UnderstudyHAR", "UnderstudyServer", .product(name: "Logging", package: "swift-log")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -15,7 +15,7 @@ final class ServerShared: Sendable {
     let responder: StubResponder
     /// One cache of framed responses per event loop, each used only on its loop.
     private let wireResponseCaches = LockedState<[ObjectIdentifier: WireResponseCache]>([:])
-    private let state = LockedState<(channels: [ObjectIdentifier: any Channel], host: String, port: Int)>(([:], "127.0.0.1", 0))
+    private let state: LockedState<(channels: [ObjectIdentifier: any Channel], host: String, port: Int)>
 
     init(
         registry: StubRegistry, configuration: StubServer.Configuration, tls: LazyTLS? = nil
@@ -24,9 +24,15 @@ final class ServerShared: Sendable {
         self.registry = registry
         self.configuration = configuration
         self.admin = AdminAPI(registry: registry, token: configuration.adminToken, certificateAuthorityPEM: { try? tls?.get().authority?.pem })
+        let state = LockedState<(channels: [ObjectIdentifier: any Channel], host: String, port: Int)>(([:], "127.0.0.1", 0))
+        self.state = state
         self.responder = StubResponder(
             registry: registry, transport: .server, upstream: upstream,
-            unmatched: configuration.proxyUnmatched.map { .forward($0) } ?? .notFound, observer: configuration.onInteraction
+            unmatched: configuration.proxyUnmatched.map { .forward($0) } ?? .notFound,
+            observer: Self.observer(configuration, journal: registry.journal),
+            unmatchedNote: { request in
+                Self.dashboardNote(for: request, at: "http://\(state.withLock { "\($0.host):\($0.port)" })")
+            }
         )
     }
 
@@ -92,5 +98,26 @@ final class ServerShared: Sendable {
         for channel in channels {
             try? await channel.close()
         }
+    }
+}
+
+extension ServerShared {
+    /// What the responder tells of each finished interaction: the log, then the user's
+    /// `onInteraction`; `nil` when neither listens, so the server skips the look-up.
+    static func observer(_ configuration: StubServer.Configuration, journal: Journal) -> (@Sendable (Interaction) -> Void)? {
+        let log = InteractionLogger(logger: configuration.logger, journal: journal)
+        switch (log.isEnabled, configuration.onInteraction) {
+        case (false, nil): return nil
+        case (false, let onInteraction?): return onInteraction
+        case (true, nil): return { log.log($0) }
+        case (true, let onInteraction?): return { log.log($0); onInteraction($0) }
+        }
+    }
+
+    /// The last line of a 404 for a browser's page request (its `Accept` names HTML): where
+    /// the dashboard is. Tools that ask for images or anything else do not get it.
+    static func dashboardNote(for request: StubRequest, at origin: String) -> String? {
+        guard let accept = request.headers["Accept"], accept.lowercased().contains("text/html") else { return nil }
+        return "The dashboard at \(origin)\(AdminAPI.prefix) shows every request and stub."
     }
 }

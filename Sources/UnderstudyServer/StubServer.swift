@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 internal import NIOCore
 internal import NIOHTTP1
 internal import NIOPosix
@@ -31,7 +32,7 @@ public final class StubServer: Sendable {
         public var proxyUnmatched: URL?
         /// The bearer token the admin API requires; `nil` for none (loopback binds only).
         public var adminToken: String?
-        /// Receives each finished interaction, e.g. to print a log line.
+        /// Receives each finished interaction, e.g. to write a HAR (log lines go to ``logger``).
         public var onInteraction: (@Sendable (Interaction) -> Void)?
         /// How long a connection may take to deliver a complete request head, counted from when
         /// it opens or its previous response ends (default 30 s); then it is closed. This stops
@@ -50,13 +51,19 @@ public final class StubServer: Sendable {
         /// Hosts a `CONNECT` is spliced to byte for byte, untouched (wins over ``intercept``),
         /// journaled as one `CONNECT` entry with the bytes each way.
         public var tunnel: [String] = []
+        /// Where the request log goes: an `info` record per finished interaction (`warning` when
+        /// a stub failed to render), and a `warning` when the journal limit drops entries. The
+        /// default discards everything; see the README's "Logging" for the metadata.
+        public var logger: Logger
 
         /// Creates a configuration.
         public init(
             maxBodySize: Int = 10 * 1024 * 1024, proxyUnmatched: URL? = nil, adminToken: String? = nil,
             onInteraction: (@Sendable (Interaction) -> Void)? = nil,
-            requestHeadTimeout: Duration = .seconds(30), maxHeaderCount: Int = 256, bodyTimeout: Duration = .seconds(30)
+            requestHeadTimeout: Duration = .seconds(30), maxHeaderCount: Int = 256, bodyTimeout: Duration = .seconds(30),
+            logger: Logger = Logger(label: "understudy", factory: { _ in SwiftLogNoOpLogHandler() })
         ) {
+            self.logger = logger
             self.bodyTimeout = bodyTimeout
             self.maxBodySize = maxBodySize
             self.proxyUnmatched = proxyUnmatched

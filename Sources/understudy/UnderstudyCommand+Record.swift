@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import Understudy
 import UnderstudyHAR
 import UnderstudyServer
@@ -51,10 +52,9 @@ extension UnderstudyCommand {
 
         func run() async throws {
             let output = URL(fileURLWithPath: out)
+            let logger = ServeLogHandler.logger(format: listen.log)
             let redaction = HARRedaction(extraHeaders: redactHeaders, keepsSecrets: keepSecrets)
-            let onWriteError: @Sendable (any Error) -> Void = { error in
-                FileHandle.standardError.write(Data("cannot write \(output.path): \(error)\n".utf8))
-            }
+            let onWriteError: @Sendable (any Error) -> Void = { error in logger.error("cannot write \(output.path): \(error)") }
             let recorder = upstream.map { HARRecorder(upstream: URL(string: $0)!, output: output, redaction: redaction, onWriteError: onWriteError) }
                 ?? HARRecorder(forwardProxyTo: output, redaction: redaction, onWriteError: onWriteError)
             do {
@@ -65,13 +65,10 @@ extension UnderstudyCommand {
                 throw ExitCode(1)
             }
             let registry = recorder.registry
-            let writer = ServeLogWriter(format: listen.log)
             let configuration = StubServer.Configuration(
                 adminToken: listen.adminToken,
-                onInteraction: { interaction in
-                    writer.write(interaction, journal: registry.journal)
-                    recorder.interactionFinished()
-                }
+                onInteraction: { _ in recorder.interactionFinished() },
+                logger: logger
             )
             try await serveUntilSignalled(
                 registry, host: listen.host, port: listen.port, configuration: listen.applyingLimits(to: configuration),

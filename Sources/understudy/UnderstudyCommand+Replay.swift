@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import Understudy
 import UnderstudyHAR
 import UnderstudyServer
@@ -53,11 +54,10 @@ extension UnderstudyCommand {
                 FileHandle.standardError.write(Data("\(error)\n".utf8))
                 throw ExitCode(2)
             }
-            let writer = ServeLogWriter(format: listen.log)
             let configuration = StubServer.Configuration(
                 proxyUnmatched: strict ? nil : proxyUnmatched.flatMap(URL.init(string:)),
                 adminToken: listen.adminToken,
-                onInteraction: { writer.write($0, journal: registry.journal) }
+                logger: ServeLogHandler.logger(format: listen.log)
             )
             try await serveUntilSignalled(registry, host: listen.host, port: listen.port, configuration: listen.applyingLimits(to: configuration), source: file)
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import Understudy
 import UnderstudyHAR
 import UnderstudyServer
@@ -61,11 +62,11 @@ extension UnderstudyCommand {
                     throw ExitCode(2)
                 }
             }
-            let writer = ServeLogWriter(format: listen.log)
+            let logger = ServeLogHandler.logger(format: listen.log)
             let recorder = try record.map { path in
                 let output = URL(fileURLWithPath: path)
                 let recorder = HARRecorder(registry: registry, output: output, onWriteError: { error in
-                    FileHandle.standardError.write(Data("cannot write \(output.path): \(error)\n".utf8))
+                    logger.error("cannot write \(output.path): \(error)")
                 })
                 do {
                     try recorder.flush()
@@ -75,19 +76,17 @@ extension UnderstudyCommand {
                 }
                 return recorder
             }
-            // Quiet and not recording: nothing to tell, so the server skips the call.
+            // Not recording: nothing to tell but the log, so the server skips the call.
             var onInteraction: (@Sendable (Interaction) -> Void)?
-            if listen.log != .quiet || recorder != nil {
-                onInteraction = { interaction in
-                    writer.write(interaction, journal: registry.journal)
-                    recorder?.interactionFinished()
-                }
+            if let recorder {
+                onInteraction = { _ in recorder.interactionFinished() }
             }
             let configuration = StubServer.Configuration(
                 maxBodySize: maxBody,
                 proxyUnmatched: proxyUnmatched.flatMap(URL.init(string:)),
                 adminToken: listen.adminToken,
-                onInteraction: onInteraction
+                onInteraction: onInteraction,
+                logger: logger
             )
             try await serveUntilSignalled(registry, host: listen.host, port: listen.port, configuration: listen.applyingLimits(to: configuration), source: sources.joined(separator: ", "), tls: tls)
             try recorder?.flush()

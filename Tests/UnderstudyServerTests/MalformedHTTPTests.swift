@@ -153,9 +153,12 @@ final class MalformedHTTPTests: XCTestCase {
                 let observed = Self.describe(responses, end)
                 XCTAssertEqual(observed, Self.closed, "slowloris")
                 // What the client sent before the timeout is journaled, the reason with it.
-                // About ten bytes came in a second: the request line, cut short.
-                let trickled = try XCTUnwrap(stubs.journal.interactions.last { $0.request.method == "GET" && $0.status == nil }, "the slowloris is journaled")
-                XCTAssertEqual(trickled.request.path, "/ok")
+                // About ten bytes come in a second (fewer on a busy machine): the request line, cut short.
+                let timedOut = Interaction.Outcome.failed("request head not received within 1s")
+                let trickled = try XCTUnwrap(stubs.journal.interactions.last { $0.outcome == timedOut }, "the slowloris is journaled")
+                let read = String(decoding: trickle.prefix(sent), as: UTF8.self)
+                XCTAssertTrue(read.hasPrefix(trickled.request.method) || trickled.request.method == "UNKNOWN", "\(trickled.request.method) from \(read.debugDescription)")
+                XCTAssertTrue("/ok".hasPrefix(trickled.request.path), "\(trickled.request.path) from \(read.debugDescription)")
                 XCTAssertNil(trickled.status, "nothing was answered")
                 XCTAssertEqual(trickled.outcome, .failed("request head not received within 1s"))
                 table.append(("slowloris: the head one byte per 100 ms (head timeout 1 s)", observed))

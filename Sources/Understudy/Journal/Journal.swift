@@ -29,6 +29,19 @@ public final class Journal: Sendable {
         var waiters: [UUID: Waiter] = [:]
         /// Header sets seen lately, whose storage new entries share.
         var recentHeaders: [HeaderFields] = []
+        /// Counts every change (an entry opened, completed, dropped or cleared).
+        var version = 0
+        /// Who waits in ``Journal/change(after:)`` for the next change.
+        var changeWaiters: [UUID: CheckedContinuation<Int, Never>] = [:]
+
+        /// Counts a change and hands back the change waiters to resume (outside the lock):
+        /// an increment and a branch when nobody watches, as for every request a server answers.
+        mutating func changed() -> [CheckedContinuation<Int, Never>] {
+            version &+= 1
+            guard !changeWaiters.isEmpty else { return [] }
+            defer { changeWaiters.removeAll() }
+            return Array(changeWaiters.values)
+        }
 
         var firstID: Int { nextID - entries.count }
     }
@@ -106,7 +119,45 @@ public final class Journal: Sendable {
 
     /// Forgets every entry (waiters keep waiting for new ones).
     public func clear() {
-        state.withLock { $0.entries.removeAll(keepingCapacity: true) }
+        let watchers = state.withLock { state in
+            state.entries.removeAll(keepingCapacity: true)
+            return state.changed()
+        }
+        Self.resume(watchers, at: version)
+    }
+
+    // MARK: - Watching (the dashboard's live journal)
+
+    /// A number that changes whenever the journal does: an entry opened, completed, dropped or
+    /// cleared.
+    package var version: Int {
+        state.withLock { $0.version }
+    }
+
+    /// Waits until the journal's ``version`` is no longer `version`, and returns the new one;
+    /// returns at once if it already differs. Cancelling the task ends the wait (returning the
+    /// version as it stands).
+    package func change(after version: Int) async -> Int {
+        let key = UUID()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
+                let current = state.withLock { state -> Int? in
+                    if state.version != version || Task.isCancelled { return state.version }
+                    state.changeWaiters[key] = continuation
+                    return nil
+                }
+                if let current { continuation.resume(returning: current) }
+            }
+        } onCancel: {
+            let (waiter, current) = state.withLock { ($0.changeWaiters.removeValue(forKey: key), $0.version) }
+            waiter?.resume(returning: current)
+        }
+    }
+
+    private static func resume(_ watchers: [CheckedContinuation<Int, Never>], at version: @autoclosure () -> Int) {
+        guard !watchers.isEmpty else { return }
+        let version = version()
+        watchers.forEach { $0.resume(returning: version) }
     }
 
     /// Waits until `count` requests matching `matcher` have arrived (counting those already
@@ -171,7 +222,7 @@ public final class Journal: Sendable {
         _ request: StubRequest, transport: Interaction.Transport, redirectedFrom: Int?, startTime: Date? = nil, result: InteractionResult?
     ) -> Int {
         let now = Date()
-        let (id, ready) = state.withLock { state -> (Int, [CheckedContinuation<Void, any Error>]) in
+        let (id, ready, watchers) = state.withLock { state -> (Int, [CheckedContinuation<Void, any Error>], [CheckedContinuation<Int, Never>]) in
             let id = state.nextID
             state.nextID += 1
             if let limit = state.limit, state.entries.count >= limit {
@@ -184,7 +235,8 @@ public final class Journal: Sendable {
                 record.complete(with: result, keepingBody: state.keepsBodies, at: now)
             }
             state.entries.append(record)
-            guard !state.waiters.isEmpty else { return (id, []) }
+            let watchers = state.changed()
+            guard !state.waiters.isEmpty else { return (id, [], watchers) }
             var ready: [CheckedContinuation<Void, any Error>] = []
             for (key, var waiter) in state.waiters where waiter.matcher.matches(request) {
                 waiter.seen += 1
@@ -195,23 +247,26 @@ public final class Journal: Sendable {
                     state.waiters[key] = waiter
                 }
             }
-            return (id, ready)
+            return (id, ready, watchers)
         }
         ready.forEach { $0.resume() }
+        Self.resume(watchers, at: self.version)
         return id
     }
 
     /// Completes entry `id` with how it ended.
     package func complete(_ id: Int, with result: InteractionResult) {
         let now = Date()
-        state.withLock { state in
+        let watchers = state.withLock { state -> [CheckedContinuation<Int, Never>] in
             let index = id - state.firstID
-            guard state.entries.indices.contains(index) else { return }
+            guard state.entries.indices.contains(index) else { return [] }
             let keepsBodies = state.keepsBodies
             // Updated in place: copying the entry out and back would retain and release every
             // field of it, for every request a server answers.
             state.entries[index].complete(with: result, keepingBody: keepsBodies, at: now)
+            return state.changed()
         }
+        Self.resume(watchers, at: self.version)
     }
 
     private static func trim(_ state: inout State) {

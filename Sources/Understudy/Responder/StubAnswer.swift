@@ -31,8 +31,11 @@ package struct StubAnswer: Sendable {
 
     /// The answer to an unmatched request: 404 with the near-miss report as text (a line of
     /// its own, so that it reads well in a terminal).
-    package static func unmatched(_ request: StubRequest, nearMisses: [NearMiss]) -> StubAnswer {
-        StubAnswer(response: .text(status: 404, NearMiss.report(for: request, nearMisses: nearMisses) + "\n"), kind: .unmatched(nearMisses))
+    /// - Parameter note: a last line for the transport to add, e.g. where its dashboard is.
+    package static func unmatched(_ request: StubRequest, nearMisses: [NearMiss], note: String? = nil) -> StubAnswer {
+        var text = NearMiss.report(for: request, nearMisses: nearMisses) + "\n"
+        if let note { text += note + "\n" }
+        return StubAnswer(response: .text(status: 404, text), kind: .unmatched(nearMisses))
     }
 
     /// A refusal by the transport: `status` with `message` as a line of text, closing the

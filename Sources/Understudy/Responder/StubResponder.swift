@@ -46,6 +46,9 @@ package struct StubResponder: Sendable {
     package let unmatched: Unmatched
     /// Told of each interaction once it is recorded complete (the request log).
     package let observer: (@Sendable (Interaction) -> Void)?
+    /// A last line for the 404 text of an unmatched request, or `nil` for none (the server
+    /// points browsers at its dashboard; the in-process transport has none).
+    package let unmatchedNote: (@Sendable (StubRequest) -> String?)?
     private let context: RenderContext
 
     /// - Parameters:
@@ -54,14 +57,17 @@ package struct StubResponder: Sendable {
     ///   - upstream: fetches `.forward` responses and forwarded unmatched requests.
     ///   - unmatched: what becomes of unmatched requests.
     ///   - observer: told of each interaction when it is complete.
+    ///   - unmatchedNote: a last line for an unmatched request's 404 text, or `nil` for none.
     package init(
         registry: StubRegistry, transport: Interaction.Transport, upstream: (any UpstreamFetcher)?,
-        unmatched: Unmatched = .notFound, observer: (@Sendable (Interaction) -> Void)? = nil
+        unmatched: Unmatched = .notFound, observer: (@Sendable (Interaction) -> Void)? = nil,
+        unmatchedNote: (@Sendable (StubRequest) -> String?)? = nil
     ) {
         self.registry = registry
         self.transport = transport
         self.unmatched = unmatched
         self.observer = observer
+        self.unmatchedNote = unmatchedNote
         self.context = RenderContext(upstream: upstream, transcoder: registry.transcoder)
     }
 
@@ -76,7 +82,7 @@ package struct StubResponder: Sendable {
         case .resolved(.unmatched) where unmatched != .notFound:
             return .pending(Pending(match: nil, request: request))
         case .resolved(let resolution):
-            return .answer(Self.answer(for: resolution, request: request))
+            return .answer(answer(for: resolution, request: request))
         case .pending(let match):
             return .pending(Pending(match: match, request: request))
         }
@@ -87,7 +93,7 @@ package struct StubResponder: Sendable {
         guard let match = pending.match else {
             return await forward(pending.request)
         }
-        return Self.answer(for: await registry.render(match, for: pending.request, context: context), request: pending.request)
+        return answer(for: await registry.render(match, for: pending.request, context: context), request: pending.request)
     }
 
     /// Decides and, if need be, renders: what the in-process transport does with each request.
@@ -102,24 +108,24 @@ package struct StubResponder: Sendable {
     /// Answers a request identical to the one `repeatable` came from with the same stub;
     /// `nil` when the stubs changed since and it must be decided in full.
     package func answerAgain(_ repeatable: StubRegistry.RepeatableMatch, for request: StubRequest) -> StubAnswer? {
-        registry.resolveAgain(repeatable, for: request).map { Self.answer(for: $0, request: request) }
+        registry.resolveAgain(repeatable, for: request).map { answer(for: $0, request: request) }
     }
 
-    private static func answer(for resolution: StubRegistry.Resolution, request: StubRequest) -> StubAnswer {
+    private func answer(for resolution: StubRegistry.Resolution, request: StubRequest) -> StubAnswer {
         switch resolution {
         case .response(let prepared):
             return StubAnswer(response: prepared, kind: .stub)
         case .failed(let prepared, let message):
             return StubAnswer(response: prepared, kind: .failed(message))
         case .unmatched(let nearMisses):
-            return .unmatched(request, nearMisses: nearMisses)
+            return .unmatched(request, nearMisses: nearMisses, note: unmatchedNote?(request))
         }
     }
 
     /// An unmatched request fetched upstream, as a `.forward` stub would.
     private func forward(_ request: StubRequest) async -> StubAnswer {
         let nearMisses = registry.nearMisses(for: request)
-        guard case .forward(let base) = unmatched else { return .unmatched(request, nearMisses: nearMisses) }
+        guard case .forward(let base) = unmatched else { return .unmatched(request, nearMisses: nearMisses, note: unmatchedNote?(request)) }
         do {
             let prepared = try await StubResponse.forward(to: base).render(for: request, stubName: nil, context: context)
             return StubAnswer(response: prepared, kind: .forwarded(nearMisses, failure: nil))

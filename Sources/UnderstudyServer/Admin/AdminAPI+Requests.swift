@@ -35,7 +35,7 @@ extension AdminAPI {
         return .json(200, AdminJSON.NearMissList(unmatched: unmatched))
     }
 
-    private func flag(_ request: AdminRequest, _ name: String) throws -> Bool {
+    func flag(_ request: AdminRequest, _ name: String) throws -> Bool {
         switch request.query[name]?.lowercased() {
         case nil, "false", "0": return false
         case "", "true", "1": return true
@@ -45,7 +45,7 @@ extension AdminAPI {
         }
     }
 
-    private func count(_ request: AdminRequest, _ name: String) throws -> Int? {
+    func count(_ request: AdminRequest, _ name: String) throws -> Int? {
         guard let text = request.query[name] else { return nil }
         guard let value = Int(text), value >= 0 else {
             throw AdminFailure(400, "'\(text)' is not a valid \(name); expected a whole number of at least 0", field: name)

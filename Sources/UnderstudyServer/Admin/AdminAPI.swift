@@ -21,7 +21,7 @@ import UnderstudyHAR
 /// | `DELETE requests` | 204 |
 /// | `POST requests/count` | 200 ``AdminJSON/Count`` for a body `{"request": {...}}` |
 /// | `GET near-misses` | 200 ``AdminJSON/NearMissList`` |
-/// | `GET requests.har` | 200 the journal as HAR 1.2 (canned answers' bodies always; others when ``Journal/keepsBodies`` is set) |
+/// | `GET requests.har` | 200 the journal as HAR 1.2 (canned answers' bodies always; others when ``Journal/keepsBodies`` is set); `?redact=true` hides secrets as ``HARRedaction`` does |
 /// | `GET ca.pem` | 200 the local CA's certificate (PEM), or 404 without one; never its key |
 /// | `POST reset` | 200 ``AdminJSON/ResetDone``: files re-read, `times` and sequences restarted, journal cleared |
 ///
@@ -72,6 +72,9 @@ package struct AdminAPI: Sendable {
     /// Answers one admin request.
     package func handle(_ request: AdminRequest) async -> AdminResponse {
         do {
+            if let route = DashboardRoute(path: request.path) {
+                return try await dashboard(request, route)
+            }
             try authorize(request)
             let endpoint = try Endpoint(path: request.path)
             let method = request.method == "HEAD" ? "GET" : request.method
@@ -124,8 +127,8 @@ package struct AdminAPI: Sendable {
             try checkQuery(request, allowed: [])
             return nearMisses()
         case (.har, _):
-            try checkQuery(request, allowed: [])
-            return try har()
+            try checkQuery(request, allowed: ["redact"])
+            return try har(redacting: flag(request, "redact") ? HARRedaction() : nil)
         case (.reset, _):
             try checkQuery(request, allowed: [])
             return try reset()
@@ -140,9 +143,11 @@ package struct AdminAPI: Sendable {
 
     // MARK: - HAR
 
-    private func har() throws -> AdminResponse {
+    private func har(redacting redaction: HARRedaction?) throws -> AdminResponse {
         // Canned answers' bodies come from the registry's renderings, not copies in the journal.
-        var body = try HARDocument(interactions: registry.fillingCannedBodies(registry.journal.interactions)).encoded()
+        var document = HARDocument(interactions: registry.fillingCannedBodies(registry.journal.interactions))
+        if let redaction { document = document.redacted(redaction) }
+        var body = try document.encoded()
         body.append(0x0A)
         return AdminResponse(
             status: 200, headers: ["Content-Type": "application/json", "Content-Length": String(body.count)], body: body
@@ -172,7 +177,7 @@ package struct AdminAPI: Sendable {
 
     // MARK: - Input
 
-    private func authorize(_ request: AdminRequest) throws {
+    func authorize(_ request: AdminRequest) throws {
         guard let token else { return }
         let challenge: HeaderFields = ["WWW-Authenticate": #"Bearer realm="understudy admin""#]
         guard let value = request.headers["Authorization"] else {
@@ -204,7 +209,7 @@ package struct AdminAPI: Sendable {
         return difference == 0 && l.count == r.count
     }
 
-    private func checkQuery(_ request: AdminRequest, allowed: [String]) throws {
+    func checkQuery(_ request: AdminRequest, allowed: [String]) throws {
         guard let unknown = request.query.keys.sorted().first(where: { !allowed.contains($0) }) else { return }
         let expected = allowed.isEmpty
             ? "\(request.path) takes no query parameters"

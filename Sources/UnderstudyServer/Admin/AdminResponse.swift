@@ -12,12 +12,16 @@ package struct AdminResponse: Sendable {
     package var headers: HeaderFields
     /// The body.
     package var body: Data
+    /// For a stream (`GET /__admin/events`): the body's chunks, sent as they come after a head
+    /// without `Content-Length`, the connection closing at the end; `body` is then unused.
+    package var stream: AsyncStream<Data>?
 
     /// Creates a response from its parts.
-    package init(status: Int, headers: HeaderFields, body: Data) {
+    package init(status: Int, headers: HeaderFields, body: Data, stream: AsyncStream<Data>? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.stream = stream
     }
 
     /// A response whose body is `value` as compact JSON with sorted keys and a final newline.

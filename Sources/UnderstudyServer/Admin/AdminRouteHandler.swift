@@ -51,7 +51,11 @@ final class AdminRouteHandler: ChannelInboundHandler, RemovableChannelHandler {
         let sendsBody = head.method != .HEAD
         promise.futureResult.whenSuccess { response in
             guard let context = handler.value.context else { return }
-            handler.value.write(response, version: version, keepAlive: keepAlive, sendsBody: sendsBody, context: context)
+            if let stream = response.stream {
+                handler.value.startStream(response, stream, version: version, sendsBody: sendsBody, context: context)
+            } else {
+                handler.value.write(response, version: version, keepAlive: keepAlive, sendsBody: sendsBody, context: context)
+            }
         }
     }
 

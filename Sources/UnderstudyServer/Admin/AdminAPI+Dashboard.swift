@@ -1,0 +1,108 @@
+import Foundation
+import Understudy
+
+extension AdminAPI {
+    /// The dashboard's paths below ``AdminAPI/prefix``: the page and its script and style (no
+    /// data in them, so they load without the token: the page asks for it), and the two data
+    /// endpoints only the dashboard uses (which need the token like every other).
+    enum DashboardRoute: Sendable, Equatable {
+        /// `/__admin/` and `/__admin`: the page.
+        case page
+        /// `dashboard.js`.
+        case script
+        /// `dashboard.css`.
+        case style
+        /// `favicon.svg`.
+        case icon
+        /// `events`: a server-sent event whenever the journal changes.
+        case events
+        /// `requests/{id}/body`: the response body entry `id` sent (canned answers' from the
+        /// registry's renderings, image stubs' rendered again, others when the journal keeps bodies).
+        case body(Int)
+
+        init?(path: String) {
+            guard path.hasPrefix(AdminAPI.prefix) else {
+                guard path == String(AdminAPI.prefix.dropLast()) else { return nil }
+                self = .page
+                return
+            }
+            let rest = path.dropFirst(AdminAPI.prefix.count)
+            switch rest {
+            case "": self = .page
+            case "dashboard.js": self = .script
+            case "dashboard.css": self = .style
+            case "favicon.svg": self = .icon
+            case "events": self = .events
+            default:
+                let parts = rest.split(separator: "/", omittingEmptySubsequences: false)
+                guard parts.count == 3, parts[0] == "requests", parts[2] == "body", let id = Int(parts[1]) else { return nil }
+                self = .body(id)
+            }
+        }
+    }
+
+    /// What the dashboard's page and scripts may load: this server only (`blob:` images are
+    /// thumbnails the page's own script made from bodies it fetched here with the token).
+    static let dashboardPolicy =
+        "default-src 'self'; img-src 'self' blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+    /// Answers a dashboard path.
+    func dashboard(_ request: AdminRequest, _ route: DashboardRoute) async throws -> AdminResponse {
+        let method = request.method == "HEAD" ? "GET" : request.method
+        guard method == "GET" else {
+            throw AdminFailure(
+                405, "method \(request.method) is not allowed on \(request.path); expected GET",
+                field: "method", extraHeaders: ["Allow": "GET"]
+            )
+        }
+        try checkQuery(request, allowed: [])
+        switch route {
+        case .page: return Self.asset(DashboardAssets.page, type: "text/html; charset=utf-8")
+        case .script: return Self.asset(DashboardAssets.script, type: "text/javascript; charset=utf-8")
+        case .style: return Self.asset(DashboardAssets.style, type: "text/css; charset=utf-8")
+        case .icon: return Self.asset(DashboardAssets.icon, type: "image/svg+xml")
+        case .events:
+            try authorize(request)
+            return AdminResponse(
+                status: 200,
+                headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"],
+                body: Data(), stream: JournalEvents(journal: registry.journal).stream()
+            )
+        case .body(let id):
+            try authorize(request)
+            return try await responseBody(of: id)
+        }
+    }
+
+    private static func asset(_ text: String, type: String) -> AdminResponse {
+        let body = Data(text.utf8)
+        return AdminResponse(status: 200, headers: [
+            "Content-Type": type, "Content-Length": String(body.count), "Cache-Control": "no-store",
+            "Content-Security-Policy": dashboardPolicy, "X-Content-Type-Options": "nosniff",
+            "Referrer-Policy": "no-referrer", "X-Frame-Options": "DENY",
+        ], body: body)
+    }
+
+    /// `GET /__admin/requests/{id}/body`, for the dashboard's thumbnails. The body is served
+    /// with its recorded `Content-Type` in a sandbox: a stub's HTML opened here runs nothing.
+    private func responseBody(of id: Int) async throws -> AdminResponse {
+        guard let interaction = registry.journal.interaction(id: id) else {
+            throw AdminFailure(404, "no request \(id) in the journal (it holds \(registry.journal.count))", field: "id")
+        }
+        var found = registry.fillingCannedBodies([interaction]).first?.responseBody
+        if found == nil {
+            found = await registry.imageBodyRenderedAgain(for: interaction)
+        }
+        guard let body = found else {
+            throw AdminFailure(
+                404, "the body request \(id) was sent is not kept; without keepsBodies the journal has only those of canned answers and image stubs",
+                field: "id"
+            )
+        }
+        return AdminResponse(status: 200, headers: [
+            "Content-Type": interaction.responseHeaders["Content-Type"] ?? "application/octet-stream",
+            "Content-Length": String(body.count), "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff",
+            "Content-Security-Policy": "default-src 'none'; sandbox",
+        ], body: Data(body))
+    }
+}
