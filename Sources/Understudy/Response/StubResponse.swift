@@ -40,6 +40,16 @@ public struct StubResponse: Sendable {
     public private(set) var truncateAfter: Int?
     /// The format a canned or forwarded image body is converted to, if any (see ``transcoded(to:)``).
     public private(set) var transcode: ImageFormat?
+    /// The validators and `Cache-Control` set with ``cache(_:)``; `nil` for the default (see
+    /// ``effectiveCachePolicy``).
+    public internal(set) var cachePolicy: CachePolicy?
+    /// Whether `Range` requests are honoured, as set with ``ranges(_:)``; `nil` for the default.
+    public internal(set) var rangesSetting: Bool?
+    /// Where the body stops until a gate opens, if set with ``paused(afterBytes:gate:)``.
+    public internal(set) var pause: BodyPause?
+    /// When this response was made (for a registered response or a stub file's, when it was
+    /// loaded): the `Last-Modified` of bodies not read from a file.
+    let madeAt = Date()
 
     init(body: Body, status: Int = 200) {
         self.body = body
