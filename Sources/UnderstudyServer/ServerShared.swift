@@ -14,13 +14,15 @@ final class ServerShared: Sendable {
     let responder: StubResponder
     /// One cache of framed responses per event loop, each used only on its loop.
     private let wireResponseCaches = LockedState<[ObjectIdentifier: WireResponseCache]>([:])
-    private let state = LockedState<(channels: [ObjectIdentifier: any Channel], host: String, port: Int)>(([:], "127.0.0.1", 0))
+    private let state: LockedState<(channels: [ObjectIdentifier: any Channel], host: String, port: Int)>
 
     init(registry: StubRegistry, configuration: StubServer.Configuration, scheme: String) {
         self.registry = registry
         self.configuration = configuration
         self.scheme = scheme
-        self.admin = AdminAPI(registry: registry, token: configuration.adminToken)
+        let state = LockedState<(channels: [ObjectIdentifier: any Channel], host: String, port: Int)>(([:], "127.0.0.1", 0))
+        self.state = state
+        self.admin = AdminAPI(registry: registry, token: configuration.adminToken, connectionCount: { state.withLock { $0.channels.count } })
         self.responder = StubResponder(
             registry: registry, transport: .server, upstream: upstream,
             unmatched: configuration.proxyUnmatched.map { .forward($0) } ?? .notFound, observer: configuration.onInteraction

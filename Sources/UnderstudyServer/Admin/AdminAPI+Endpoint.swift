@@ -11,8 +11,16 @@ extension AdminAPI {
         case nearMisses
         case har
         case reset
+        case gates
+        /// `gates/{name}/release` or `gates/{name}/close`.
+        case gate(String, GateAction)
 
-        static let names = ["health", "stubs", "stubs/{name}", "requests", "requests/count", "requests.har", "near-misses", "reset"]
+        /// What `POST gates/{name}/…` does.
+        enum GateAction: String, Sendable, Equatable {
+            case release, close
+        }
+
+        static let names = ["health", "stubs", "stubs/{name}", "requests", "requests/count", "requests.har", "near-misses", "reset", "gates", "gates/{name}/release", "gates/{name}/close"]
 
         init(path: String) throws {
             var rest = path.hasPrefix(AdminAPI.prefix) ? Substring(path.dropFirst(AdminAPI.prefix.count)) : nil
@@ -25,6 +33,15 @@ extension AdminAPI {
             case "requests.har": self = .har
             case "near-misses": self = .nearMisses
             case "reset": self = .reset
+            case "gates": self = .gates
+            case let rest? where rest.hasPrefix("gates/"):
+                let tail = rest.dropFirst("gates/".count)
+                guard let slash = tail.lastIndex(of: "/"), let action = GateAction(rawValue: String(tail[tail.index(after: slash)...])),
+                      slash != tail.startIndex
+                else {
+                    throw AdminFailure(404, "no admin endpoint \(path); expected \(AdminAPI.prefix)gates/{name}/release or \(AdminAPI.prefix)gates/{name}/close")
+                }
+                self = .gate(String(tail[..<slash]), action)
             case let rest? where rest.hasPrefix("stubs/"):
                 self = .stub(String(rest.dropFirst("stubs/".count)))
             default:
@@ -37,7 +54,8 @@ extension AdminAPI {
         /// The methods it answers (HEAD goes wherever GET does).
         var methods: [String] {
             switch self {
-            case .health, .nearMisses, .har: return ["GET"]
+            case .health, .nearMisses, .har, .gates: return ["GET"]
+            case .gate: return ["POST"]
             case .stubs: return ["GET", "POST", "DELETE"]
             case .stub: return ["GET", "DELETE"]
             case .requests: return ["GET", "DELETE"]
