@@ -145,6 +145,8 @@ final class ConditionalRequestTests: XCTestCase {
             XCTAssertEqual(whole.body, body, ignored)
         }
         XCTAssertEqual(answerNow(.file(file).ranges(false), ["Range": "bytes=0-1"]).status, 200)
+        XCTAssertEqual(answerNow(.file(file), ["Range": "bytes=0-60,40-99"]).status, 200, "ranges adding up to more than the body")
+        XCTAssertEqual(answerNow(.file(file), ["Range": "bytes=" + Array(repeating: "0-0", count: 65).joined(separator: ",")]).status, 200, "more than 64 ranges")
         XCTAssertNil(answerNow(.file(file).ranges(false)).headers["Accept-Ranges"])
     }
 

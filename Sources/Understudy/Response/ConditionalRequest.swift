@@ -71,11 +71,16 @@ package enum ConditionalRequest {
         }
         guard range.specifiers.count <= RangeRequest.maximumRanges else { return .whole }
         let ranges = range.satisfiable(length: prepared.body.count)
+        // As nginx: ranges that add up to more than the body (overlaps, repeats) get the whole
+        // body, so that a request cannot make a multipart many times the body's size.
+        guard ranges.reduce(0, { $0 + $1.count }) <= prepared.body.count else { return .whole }
         return ranges.isEmpty ? .unsatisfiable : .ranges(ranges)
     }
 
     /// `If-None-Match`'s lists against the current tag, by weak comparison (§13.1.2).
     static func matchesAny(_ values: [String], etag: String?) -> Bool {
+        // The usual revalidation sends back exactly the tag it was given.
+        if let etag, values.count == 1, values[0] == etag { return true }
         for value in values {
             for tag in entityTags(in: value) {
                 if tag == "*" { return true }
