@@ -53,6 +53,16 @@ final class URLSessionCachingTests: XCTestCase {
         XCTAssertNil(stubs.journal.interactions.last?.request.headers["If-None-Match"])
     }
 
+    func testAStubbedSessionHasNoCacheUnlessGivenOne() async {
+        let stubs = StubRegistry()
+        stubs.stub(.path("/photo.png"), named: "photo", response: .data(body, contentType: "image/png"))
+        let session = URLSession(configuration: .stubbed(by: stubs))
+        defer { session.finishTasksAndInvalidate() }
+        for _ in 0..<2 { _ = await completionDataTask(session, URLRequest(url: url("http://img.example.com/photo.png"))) }
+        XCTAssertEqual(stubs.journal.interactions.map { $0.status ?? 0 }, [200, 200])
+        XCTAssertNil(stubs.journal.interactions.last?.request.headers["If-None-Match"])
+    }
+
     func testRangesInProcessAreTheBytesTheServerWouldSend() async throws {
         let stubs = StubRegistry()
         stubs.stub(.path("/photo.png"), named: "photo", response: .data(body, contentType: "image/png"))
