@@ -20,7 +20,7 @@ extension StubResponse {
     /// file, data, and image bodies.
     public func ranges(_ enabled: Bool) -> StubResponse {
         var copy = self
-        copy.rangesSetting = enabled
+        copy.rangesEnabled = enabled
         return copy
     }
 
@@ -50,13 +50,13 @@ extension StubResponse {
 
     /// The cache policy in force: the one set, else ``CachePolicy/standard`` for file, data and
     /// image bodies; `nil` for others.
-    public var effectiveCachePolicy: CachePolicy? {
+    var effectiveCachePolicy: CachePolicy? {
         cachePolicy ?? (servesAResource ? .standard : nil)
     }
 
     /// Whether `Range` requests are honoured: as set, else for file, data and image bodies.
-    public var acceptsRanges: Bool {
-        rangesSetting ?? servesAResource
+    var acceptsRanges: Bool {
+        rangesEnabled ?? servesAResource
     }
 
     /// Adds the validators, `Cache-Control` and `Accept-Ranges` this response sends with `body`

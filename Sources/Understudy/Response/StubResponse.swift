@@ -40,11 +40,12 @@ public struct StubResponse: Sendable {
     public private(set) var truncateAfter: Int?
     /// The format a canned or forwarded image body is converted to, if any (see ``transcoded(to:)``).
     public private(set) var transcode: ImageFormat?
-    /// The validators and `Cache-Control` set with ``cache(_:)``; `nil` for the default (see
-    /// ``effectiveCachePolicy``).
+    /// The validators and `Cache-Control` set with ``cache(_:)``; `nil` for the default: on for
+    /// file, data and image bodies (``CachePolicy/standard``), off for others.
     public internal(set) var cachePolicy: CachePolicy?
-    /// Whether `Range` requests are honoured, as set with ``ranges(_:)``; `nil` for the default.
-    public internal(set) var rangesSetting: Bool?
+    /// Whether `Range` requests are honoured, as set with ``ranges(_:)``; `nil` for the default:
+    /// on for file, data and image bodies, off for others.
+    public internal(set) var rangesEnabled: Bool?
     /// Where the body stops until a gate opens, if set with ``paused(afterBytes:gate:)``.
     public internal(set) var pause: BodyPause?
     /// When this response was made (for a registered response or a stub file's, when it was
