@@ -35,7 +35,7 @@ check: deps
 bench: deps
 	bash Benchmarks/run.sh
 
-## bench-server: wrk against understudy serve, nginx-light and WireMock 2.35.1 (about 8 minutes).
+## bench-server: wrk against understudy serve, nginx-light and WireMock 2.35.1, plus 304 and 206 rows against nginx (about 10 minutes; BENCH_ROWS="304 206" for those alone).
 bench-server: deps
 	bash Benchmarks/bench-server.sh
 
@@ -63,7 +63,7 @@ deps:
 		apt-get -o DPkg::Lock::Timeout=900 update && apt-get -o DPkg::Lock::Timeout=900 install -y libjpeg-dev; \
 	fi
 
-# What the tests use as independent references: cwebp/dwebp/img2webp/webpmux, djpeg/cjpeg, pngcheck, curl, openssl, certutil, chromium, Pillow, mitmproxy, WireMock.
+# What the tests use as independent references: cwebp/dwebp/img2webp/webpmux, djpeg/cjpeg, pngcheck, curl, openssl, certutil, chromium, Pillow, requests, mitmproxy, WireMock.
 test-deps: deps
 	@if ! command -v cwebp >/dev/null 2>&1 || ! command -v dwebp >/dev/null 2>&1 || ! command -v img2webp >/dev/null 2>&1 || ! command -v pngcheck >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then \
 		echo "Installing webp pngcheck curl"; \
@@ -81,9 +81,9 @@ test-deps: deps
 		echo "Installing chromium (ChromiumTests load a stubbed page in it; ChromiumHARTests record a HAR with it)"; \
 		apt-get -o DPkg::Lock::Timeout=900 update && apt-get -o DPkg::Lock::Timeout=900 install -y chromium; \
 	fi
-	@if ! $(VENV)/bin/python -c "import PIL" >/dev/null 2>&1 || [ ! -x $(VENV)/bin/mitmdump ]; then \
-		echo "Creating $(VENV) with Pillow and mitmproxy"; \
-		python3 -m venv $(VENV) && $(VENV)/bin/pip install --quiet 'Pillow>=10' 'mitmproxy>=10.1'; \
+	@if ! $(VENV)/bin/python -c "import PIL, requests" >/dev/null 2>&1 || [ ! -x $(VENV)/bin/mitmdump ]; then \
+		echo "Creating $(VENV) with Pillow, requests and mitmproxy"; \
+		python3 -m venv $(VENV) && $(VENV)/bin/pip install --quiet 'Pillow>=10' 'requests>=2.28' 'mitmproxy>=10.1'; \
 	fi
 	@if ! command -v java >/dev/null 2>&1; then \
 		echo "Installing openjdk-17-jre-headless (WireMockDifferentialTests run WireMock itself)"; \

@@ -60,6 +60,7 @@ let package = Package(
                 "UnderstudyImages",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .target(name: "UnderstudyURLProtocol", dependencies: ["Understudy"]),

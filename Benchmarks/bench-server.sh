@@ -5,8 +5,14 @@
 # targets (understudy >= 0.8x nginx and >= 3x WireMock on every row) and understudy's RSS after
 # the runs (target < 64 MB). Issue 4, "Benchmark"; SPEC section 7.
 #
-#   bash Benchmarks/bench-server.sh             # about 7 minutes: 3 rounds x 12 runs of 10 s
+# Two more rows compare only with nginx (issue 15, SPEC section 11): conditional GETs of the
+# 100 KB PNG answered 304 (wrk sends If-None-Match with each server's own ETag, read from a first
+# response: nginx's `"mtime-size"` differs from our digest) and single-range GETs answered 206
+# (`Range: bytes=10000-75535`, 64 KiB). Target >= 0.8x nginx on each.
+#
+#   bash Benchmarks/bench-server.sh             # about 9 minutes: 3 rounds x 16 runs of 10 s
 #   BENCH_DURATION=3 BENCH_ROUNDS=1 bash Benchmarks/bench-server.sh   # a quick, noisier look
+#   BENCH_ROWS="304 206" bash Benchmarks/bench-server.sh               # only those rows (no WireMock)
 #   UNDERSTUDY_BIN=/path/to/understudy bash Benchmarks/bench-server.sh # that binary, no build
 #
 # Set-up it does itself on a fresh Debian machine, only when missing: apt `wrk` and
@@ -43,6 +49,13 @@ warmup="${BENCH_WARMUP:-5}"
 cores="$(nproc)"
 connections=(16 64)
 files=(4k.png 100k.png)
+# Rows: `get` (both files, against nginx and WireMock), `304` and `206` (the 100 KB PNG, nginx).
+read -ra rows <<<"${BENCH_ROWS:-get 304 206}"
+for row in "${rows[@]}"; do
+    case "$row" in get|304|206) ;; *) echo "bench-server: BENCH_ROWS: unknown row '$row'; expected get, 304 or 206" >&2; exit 2 ;; esac
+done
+wants_row() { [[ " ${rows[*]} " == *" $1 "* ]]; }
+range_header="Range: bytes=10000-75535"
 
 die() { echo "bench-server: $*" >&2; exit 2; }
 
@@ -52,7 +65,7 @@ if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
 missing=()
 command -v wrk >/dev/null 2>&1 || missing+=(wrk)
 { command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; } || missing+=(nginx-light)
-command -v java >/dev/null 2>&1 || missing+=(openjdk-17-jre-headless)
+if wants_row get; then command -v java >/dev/null 2>&1 || missing+=(openjdk-17-jre-headless); fi
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
 if [ "${#missing[@]}" -gt 0 ]; then
@@ -62,6 +75,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"
 
+if wants_row get; then
 venv="$root/Benchmarks/.venv-wiremock"
 find_jar() {
     # Nothing to find before the venv exists; under `set -euo pipefail` find's failure on a
@@ -91,6 +105,9 @@ except Exception:
 EOF2
 )"
 [ "$wiremock_version" = "2.35.1" ] || echo "warning: WireMock jar is $wiremock_version, not 2.35.1" >&2
+else
+    wiremock_version="(not run)"
+fi
 
 source Benchmarks/understudy-binary.sh
 
@@ -148,6 +165,7 @@ http {
     types { image/png png; }
     default_type application/octet-stream;
     access_log off;
+    etag on;
     sendfile on;
     tcp_nopush on;
     keepalive_timeout 65;
@@ -167,24 +185,42 @@ EOF
 nginx_pid=$!
 pids+=("$nginx_pid")
 
-wiremock_port="$(free_port)"
-java -jar "$jar" --bind-address 127.0.0.1 --port "$wiremock_port" --root-dir "$work/wiremock" \
-    --disable-banner >"$work/wiremock.log" 2>&1 &
-wiremock_pid=$!
-pids+=("$wiremock_pid")
+servers=(understudy nginx)
+wiremock_port=0
+wiremock_pid=0
+if wants_row get; then
+    wiremock_port="$(free_port)"
+    java -jar "$jar" --bind-address 127.0.0.1 --port "$wiremock_port" --root-dir "$work/wiremock" \
+        --disable-banner >"$work/wiremock.log" 2>&1 &
+    wiremock_pid=$!
+    pids+=("$wiremock_pid")
+    servers+=(wiremock)
+fi
 
 declare -A port=([understudy]="$understudy_port" [nginx]="$nginx_port" [wiremock]="$wiremock_port")
 wait_ready understudy "http://127.0.0.1:$understudy_port/4k.png" 30 "$understudy_pid" "$work/understudy.log"
 wait_ready nginx "http://127.0.0.1:$nginx_port/4k.png" 30 "$nginx_pid" "$work/nginx/error.log"
-wait_ready wiremock "http://127.0.0.1:$wiremock_port/4k.png" 60 "$wiremock_pid" "$work/wiremock.log"
+if wants_row get; then wait_ready wiremock "http://127.0.0.1:$wiremock_port/4k.png" 60 "$wiremock_pid" "$work/wiremock.log"; fi
 
 # The same bytes from every server.
 for f in "${files[@]}"; do
     want="$(sha256sum <"$work/files/$f")"
-    for s in understudy nginx wiremock; do
+    for s in "${servers[@]}"; do
         got="$(curl -sf "http://127.0.0.1:${port[$s]}/$f" | sha256sum)"
         [ "$got" = "$want" ] || die "$s does not serve $f byte for byte"
     done
+done
+
+# Each server's own ETag for the 100 KB PNG, and the same 304 and 206 from both.
+declare -A etag
+want_range="$(tail -c +10001 "$work/files/100k.png" | head -c 65536 | sha256sum)"
+for s in understudy nginx; do
+    base="http://127.0.0.1:${port[$s]}/100k.png"
+    etag[$s]="$(curl -sf -o /dev/null -D - "$base" | tr -d '\r' | awk 'tolower($1) == "etag:" { print $2 }')"
+    [ -n "${etag[$s]}" ] || die "$s sends no ETag for 100k.png"
+    [ "$(curl -s -o /dev/null -w '%{http_code}' -H "If-None-Match: ${etag[$s]}" "$base")" = 304 ] || die "$s does not answer 304 to its own ETag"
+    [ "$(curl -s -o /dev/null -w '%{http_code}' -H "$range_header" "$base")" = 206 ] || die "$s does not answer 206 to a range"
+    [ "$(curl -s -H "$range_header" "$base" | sha256sum)" = "$want_range" ] || die "$s does not serve the range byte for byte"
 done
 
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
@@ -196,11 +232,13 @@ nginx_rss_kb() {
 
 # One wrk run; prints "requests/s<TAB>errors" (socket errors plus non-2xx/3xx responses).
 run_wrk() {
-    local url="$1" conns="$2" secs="$3" out rps errs
+    local url="$1" conns="$2" secs="$3" header="${4:-}" out rps errs
+    local extra=()
+    if [ -n "$header" ]; then extra=(-H "$header"); fi
     if [[ "$url" == "http://127.0.0.1:$wiremock_port/"* ]]; then
         curl -sf -X DELETE -o /dev/null "http://127.0.0.1:$wiremock_port/__admin/requests" || die "cannot clear WireMock's journal"
     fi
-    out="$(wrk -t2 -c"$conns" -d"${secs}s" "$url")"
+    out="$(wrk -t2 -c"$conns" -d"${secs}s" "${extra[@]}" "$url")"
     rps="$(awk '/^Requests\/sec:/ { print $2 }' <<<"$out")"
     errs="$(awk '/Socket errors:/ { gsub(",", ""); print $4 + $6 + $8 + $10 } /Non-2xx or 3xx responses:/ { print $5 }' <<<"$out" | awk '{ s += $1 } END { print s + 0 }')"
     [ -n "$rps" ] || { echo "$out" >&2; die "could not read wrk's output for $url"; }
@@ -210,6 +248,7 @@ run_wrk() {
 echo
 echo "Servers: understudy :$understudy_port (pid $understudy_pid), nginx :$nginx_port ($cores workers)," \
      "WireMock $wiremock_version :$wiremock_port (request journal on)"
+echo "Rows: ${rows[*]}; ETags: understudy ${etag[understudy]}, nginx ${etag[nginx]}"
 if [ -n "${UNDERSTUDY_BIN:-}" ]; then echo "Understudy binary: $understudy"; else echo "Understudy at $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')$( [ -n "$(git -C "$root" status --porcelain -- Sources Package.swift 2>/dev/null)" ] && echo ' with uncommitted changes in Sources/')"; fi
 echo "Files: 4k.png $(stat -c %s "$work/files/4k.png") bytes, 100k.png $(stat -c %s "$work/files/100k.png") bytes"
 load="$(cut -d' ' -f1 /proc/loadavg)"
@@ -220,7 +259,7 @@ fi
 echo "wrk -t2 -c{16,64} -d${duration}s, $rounds rounds, servers alternating, each run once the machine is quiet; warm-up ${warmup}s a file each"
 echo
 
-for s in understudy nginx wiremock; do
+for s in "${servers[@]}"; do
     for f in "${files[@]}"; do
         secs="$warmup"
         if [ "$s" = wiremock ]; then secs=$((warmup * 2)); fi   # let the JIT compile the hot path
@@ -252,24 +291,43 @@ results="$work/results.tsv"
 : >"$results"
 declare -A settled_after=([understudy]=0 [nginx]=0 [wiremock]=0)
 previous=""
-servers=(understudy nginx wiremock)
+# The measured rows: label, path and the header wrk sends (each server's own ETag for 304).
+measured=()
+if wants_row get; then measured+=("4k.png" "100k.png"); fi
+if wants_row 304; then measured+=("100k.png/304"); fi
+if wants_row 206; then measured+=("100k.png/206"); fi
+header_for() {
+    case "$1" in
+        */304) echo "If-None-Match: ${etag[$2]}" ;;
+        */206) echo "$range_header" ;;
+        *) echo "" ;;
+    esac
+}
 for round in $(seq "$rounds"); do
-    # Rotated each round, and reversed every other round, so that no server always runs right
-    # after the same one (rotating alone kept understudy after WireMock, nginx after understudy).
-    shift_by=$(( (round - 1) % 3 ))
-    order=("${servers[@]:$shift_by}" "${servers[@]:0:$shift_by}")
-    if (( round % 2 == 0 )); then order=("${order[2]}" "${order[1]}" "${order[0]}"); fi
-    for f in "${files[@]}"; do
+    for label in "${measured[@]}"; do
+        # WireMock only on the plain GET rows; the others compare with nginx alone.
+        row_servers=(understudy nginx)
+        if [[ "$label" != */* ]] && wants_row get; then row_servers+=(wiremock); fi
+        n=${#row_servers[@]}
+        # Rotated each round, and reversed every other round, so that no server always runs right
+        # after the same one (rotating alone kept understudy after WireMock, nginx after understudy).
+        shift_by=$(( (round - 1) % n ))
+        order=("${row_servers[@]:$shift_by}" "${row_servers[@]:0:$shift_by}")
+        if (( round % 2 == 0 )); then
+            reversed=()
+            for (( i = n - 1; i >= 0; i-- )); do reversed+=("${order[$i]}"); done
+            order=("${reversed[@]}")
+        fi
         for c in "${connections[@]}"; do
             for s in "${order[@]}"; do
                 waited="$(settle)"
                 if [ -n "$previous" ] && awk -v w="$waited" -v m="${settled_after[$previous]}" 'BEGIN { exit !(w > m) }'; then
                     settled_after[$previous]="$waited"
                 fi
-                line="$(run_wrk "http://127.0.0.1:${port[$s]}/$f" "$c" "$duration")"
+                line="$(run_wrk "http://127.0.0.1:${port[$s]}/${label%%/*}" "$c" "$duration" "$(header_for "$label" "$s")")"
                 previous="$s"
-                printf '%s\t%s\t%s\t%s\t%s\n' "$round" "$s" "$f" "$c" "$line" >>"$results"
-                printf '  round %s  %-8s c%-3s %-10s %10.0f req/s\n' "$round" "$f" "$c" "$s" "${line%%$'\t'*}"
+                printf '%s\t%s\t%s\t%s\t%s\n' "$round" "$s" "$label" "$c" "$line" >>"$results"
+                printf '  round %s  %-13s c%-3s %-10s %10.0f req/s\n' "$round" "$label" "$c" "$s" "${line%%$'\t'*}"
             done
         done
     done
@@ -289,7 +347,7 @@ mb() { awk -v kb="$1" 'BEGIN { printf "%.1f", kb / 1024 }'; }
 echo
 echo "RSS after the runs: understudy $(mb "$us_rss") MB (peak $(mb "$us_hwm") MB), target < 64 MB:" \
      "$([ "$us_rss" -lt $((64 * 1024)) ] && echo PASS || echo FAIL)"
-echo "  for comparison: nginx $(mb "$(nginx_rss_kb)") MB (master + $cores workers), WireMock $(mb "$(rss_kb "$wiremock_pid")") MB"
+echo "  for comparison: nginx $(mb "$(nginx_rss_kb)") MB (master + $cores workers)$(wants_row get && echo ", WireMock $(mb "$(rss_kb "$wiremock_pid")") MB")"
 [ "$us_rss" -lt $((64 * 1024)) ] || status=1
 
 exit "$status"

@@ -34,6 +34,8 @@ public final class StubRegistry: Sendable {
     }
 
     let state = LockedState(State())
+    /// The gates paused bodies wait at, by name (see ``gate(_:)``).
+    let gateTable = LockedState<[String: Gate]>([:])
 
     /// Creates an empty registry.
     /// - Parameters:

@@ -23,9 +23,12 @@ final class ServerShared: Sendable {
         self.tls = tls
         self.registry = registry
         self.configuration = configuration
-        self.admin = AdminAPI(registry: registry, token: configuration.adminToken, certificateAuthorityPEM: { try? tls?.get().authority?.pem })
         let state = LockedState<(channels: [ObjectIdentifier: any Channel], host: String, port: Int)>(([:], "127.0.0.1", 0))
         self.state = state
+        self.admin = AdminAPI(
+            registry: registry, token: configuration.adminToken, connectionCount: { state.withLock { $0.channels.count } },
+            certificateAuthorityPEM: { try? tls?.get().authority?.pem }
+        )
         self.responder = StubResponder(
             registry: registry, transport: .server, upstream: upstream,
             unmatched: configuration.proxyUnmatched.map { .forward($0) } ?? .notFound,

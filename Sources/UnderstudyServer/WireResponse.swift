@@ -25,6 +25,8 @@ struct WireResponse: Sendable {
     let body: ByteBuffer
     /// The body's file, open, when the body may be sent from it (see ``WireResponseCache``).
     let file: OpenFile?
+    /// Where in ``file`` the body starts (a range's first byte).
+    let fileOffset: Int
     /// Every header line but `Connection`, each ending in CRLF.
     private let fields: ByteBuffer
     /// The stub's own `Connection` value, sent when nothing overrides it.
@@ -60,6 +62,7 @@ struct WireResponse: Sendable {
         self.stubName = prepared.stubName
         self.body = allocator.buffer(bytes: prepared.body)
         self.file = file
+        self.fileOffset = file == nil ? 0 : prepared.sourceFile?.offset ?? 0
         self.fields = fields
         self.connection = connection
         self.keepAliveHead = Self.frame(status: status, version: .http1_1, fields: fields, connection: connection, allocator: allocator)

@@ -14,18 +14,31 @@ struct InProcessExchange: Sendable {
     let responder: StubResponder
     let options: StubbingOptions
     let channel: ClientChannel
+    /// The session's URL cache, when the protocol must do its caching (see ``InProcessCache``).
+    let cache: InProcessCache?
 
-    init(registry: StubRegistry, options: StubbingOptions, channel: ClientChannel) {
+    init(registry: StubRegistry, options: StubbingOptions, channel: ClientChannel, cache: InProcessCache? = nil) {
         self.responder = StubResponder(
             registry: registry, transport: .inProcess, upstream: URLSessionUpstream.shared,
             unmatched: options.unmatched == .passThrough ? .forward(nil) : .notFound
         )
         self.options = options
         self.channel = channel
+        self.cache = cache
     }
 
     func run(_ urlRequest: URLRequest) async {
+        if let cached = cache?.answersWithoutLoading {
+            let response = UncheckedBox(cached)
+            channel.send { $0.urlProtocol($1, didReceive: response.value.response, cacheStoragePolicy: .notAllowed) }
+            channel.sendBody(cached.data)
+            return channel.endBody()
+        }
+        if cache?.forbidsLoading == true {
+            return fail(URLError(.resourceUnavailable, description: "returnCacheDataDontLoad: the URL cache holds nothing for \(urlRequest.url?.absoluteString ?? "")"))
+        }
         var request = StubRequest(urlRequest)
+        if let cache { request = cache.revalidating(request) }
         var previousID: Int?
         var hops = 0
         while true {
@@ -64,15 +77,18 @@ struct InProcessExchange: Sendable {
             default:
                 break
             }
-            await deliver(answer, for: request, id: id, startTime: startTime)
+            await deliver(answer, for: request, id: id, startTime: startTime, cache: hops == 0 ? cache : nil)
             return
         }
     }
 
     // MARK: - Delivery
 
-    private func deliver(_ answer: StubAnswer, for request: StubRequest, id: Int, startTime: Date) async {
+    private func deliver(_ answer: StubAnswer, for request: StubRequest, id: Int, startTime: Date, cache: InProcessCache?) async {
         let prepared = answer.response
+        // A 304 to the cache's revalidation hands the caller the cached body instead.
+        var cachedBody: Data?
+        var storing: HTTPURLResponse?
         var sent = 0
         var headSent = false
         var timing = Interaction.Timing()
@@ -101,6 +117,14 @@ struct InProcessExchange: Sendable {
                 ended(.fault(fault))
                 return fail(URLError(fault.urlErrorCode, description: "Understudy injected the fault \(fault) (stub \"\(prepared.stubName ?? "")\")"))
             case .sendHead:
+                if let cache, prepared.status == 304, let (response, data) = cache.freshened(by: prepared) {
+                    headSent = true
+                    headTime = clock.now
+                    cachedBody = data
+                    let box = UncheckedBox(response)
+                    channel.send { $0.urlProtocol($1, didReceive: box.value, cacheStoragePolicy: .notAllowed) }
+                    continue
+                }
                 guard let response = HTTPURLResponse(
                     url: request.url, statusCode: prepared.status, httpVersion: "HTTP/1.1",
                     headerFields: prepared.headers.dictionary
@@ -110,6 +134,7 @@ struct InProcessExchange: Sendable {
                 }
                 headSent = true
                 headTime = clock.now
+                if cache != nil, request.method == "GET" { storing = response }
                 channel.send { $0.urlProtocol($1, didReceive: response, cacheStoragePolicy: .notAllowed) }
             case .sendBody(let range):
                 sent += range.count
@@ -118,7 +143,11 @@ struct InProcessExchange: Sendable {
                 // Journaled before the client hears the end, so an assertion made after the
                 // response finds the entry complete.
                 ended(.completed)
+                if let cachedBody { channel.sendBody(cachedBody) }
+                if let cache, let storing, sent == prepared.body.count { cache.store(storing, body: prepared.body) }
                 channel.endBody()
+            case .pause(let name):
+                do { try await responder.registry.gate(name).pass(bytesSent: sent) } catch { return ended(.cancelled) }
             case .abort:
                 ended(.truncated(sent))
                 fail(URLError(.networkConnectionLost, description: "Understudy truncated the body after \(sent) of \(prepared.body.count) bytes (stub \"\(prepared.stubName ?? "")\")"))

@@ -35,7 +35,9 @@ final class SlotURLProtocol<Tag: SlotTag>: URLProtocol {
         }
         #endif
         let channel = ClientChannel(instance: self, task: task.map(UncheckedBox.init), queue: CorelibsWorkarounds.workQueue(of: task), stopped: stopped)
-        let exchange = InProcessExchange(registry: registry, options: options, channel: channel)
+        let exchange = InProcessExchange(
+            registry: registry, options: options, channel: channel, cache: InProcessCache(task: task, request: request)
+        )
         let request = self.request
         loading.withLock { task in
             task = Task { await exchange.run(request) }

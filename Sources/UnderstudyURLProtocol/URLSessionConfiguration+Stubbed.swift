@@ -5,7 +5,8 @@ import FoundationNetworking
 #endif
 
 extension URLSessionConfiguration {
-    /// An ephemeral configuration whose requests are answered by `registry`.
+    /// An ephemeral configuration whose requests are answered by `registry`, with no URL cache:
+    /// set `urlCache` to have responses cached and revalidated through the stubs.
     ///
     /// ```swift
     /// let session = URLSession(configuration: .stubbed(by: stubs))
@@ -16,6 +17,9 @@ extension URLSessionConfiguration {
     ///   - unmatched: what happens to requests no stub matches (default: fail with a report).
     public static func stubbed(by registry: StubRegistry, unmatched: UnmatchedPolicy = .fail) -> URLSessionConfiguration {
         let configuration = URLSessionConfiguration.ephemeral
+        // corelibs gives an ephemeral configuration a 4 MB memory cache, which Understudy would
+        // use (see InProcessCache): off unless a test asks for one, as before.
+        configuration.urlCache = nil
         configuration.stub(with: registry, unmatched: unmatched)
         return configuration
     }

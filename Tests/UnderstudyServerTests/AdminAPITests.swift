@@ -21,10 +21,10 @@ final class AdminAPITests: XCTestCase {
         XCTAssertEqual(response.status, 200)
         XCTAssertEqual(response.headers["Content-Type"], "application/json")
         XCTAssertEqual(response.headers["Content-Length"], String(response.body.count))
-        XCTAssertEqual(try text(response), #"{"journal":{"count":2,"dropped":1,"limit":2},"status":"ok","stubs":1}"#)
+        XCTAssertEqual(try text(response), #"{"inFlight":0,"journal":{"count":2,"dropped":1,"limit":2},"status":"ok","stubs":1}"#)
 
         let unlimited = await send(AdminAPI(registry: StubRegistry(), token: nil), "GET", "/__admin/health")
-        XCTAssertEqual(try text(unlimited), #"{"journal":{"count":0,"dropped":0,"limit":null},"status":"ok","stubs":0}"#)
+        XCTAssertEqual(try text(unlimited), #"{"inFlight":0,"journal":{"count":0,"dropped":0,"limit":null},"status":"ok","stubs":0}"#)
     }
 
     func testHeadIsAnsweredLikeGet() async throws {
@@ -513,7 +513,7 @@ final class AdminAPITests: XCTestCase {
             XCTAssertEqual(try text(response), """
                 {"error":"no admin endpoint \(path); expected one of /__admin/health, /__admin/stubs, /__admin/stubs/{name}, \
                 /__admin/requests, /__admin/requests/count, /__admin/requests.har, /__admin/near-misses, /__admin/reset, \
-                /__admin/ca.pem"}
+                /__admin/ca.pem, /__admin/gates, /__admin/gates/{name}/release, /__admin/gates/{name}/close"}
                 """)
         }
         XCTAssertTrue(AdminAPI.isAdminPath("/__admin/health"))

@@ -140,6 +140,17 @@ final class ImageDemoStubsTests: XCTestCase {
             Expectation(url: "http://localhost/truncated.png", stub: "truncated", contentType: "image/png") {
                 XCTAssertEqual($0.truncateAfter, 1024)
             },
+            Expectation(url: "http://localhost/cached/photo.png", stub: "cached-photo", contentType: "image/png") {
+                XCTAssertEqual($0.headers["Cache-Control"], "no-cache")
+                XCTAssertNotNil($0.headers["ETag"])
+                XCTAssertNotNil($0.headers["Last-Modified"])
+            },
+            Expectation(url: "http://localhost/resume/photo.webp", stub: "resumable-photo", contentType: "image/webp") {
+                XCTAssertEqual($0.truncateAfter, 4000, "the first use is cut")
+            },
+            Expectation(url: "http://localhost/gated/photo.png", stub: "gated-photo", contentType: "image/png") {
+                XCTAssertEqual($0.pause, BodyPause(afterBytes: 2048, gate: "first-bytes"))
+            },
         ]
         for expectation in expectations {
             let headers: HeaderFields = expectation.accept.map { ["Accept": $0] } ?? [:]
@@ -150,6 +161,12 @@ final class ImageDemoStubsTests: XCTestCase {
             if let type = expectation.contentType { XCTAssertEqual(response.headers["Content-Type"], type, label) }
             try expectation.check(response)
         }
+        // The resumable demo answers the resume with the rest of the original bytes.
+        let responder = StubResponder(registry: stubs, transport: .inProcess, upstream: nil)
+        let resumed = await responder.answer(StubRequest(url: URL(string: "http://localhost/resume/photo.webp")!, headers: ["Range": "bytes=4000-"])).response
+        let photoWebPBytes = try Data(contentsOf: Self.stubsDirectory.appendingPathComponent("images/photo.webp"))
+        XCTAssertEqual(resumed.status, 206)
+        XCTAssertEqual(photoWebPBytes.prefix(4000) + resumed.body, photoWebPBytes)
         let demoed = Set(expectations.map(\.stub))
         let unexercised = stubs.stubs.map(\.name).filter { !demoed.contains($0) }
         XCTAssertEqual(unexercised, [], "every demo stub has an expectation here")

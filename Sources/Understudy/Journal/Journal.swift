@@ -26,6 +26,8 @@ public final class Journal: Sendable {
         var limit: Int?
         var keepsBodies = false
         var dropped = 0
+        /// Entries opened and not yet completed.
+        var inFlight = 0
         var waiters: [UUID: Waiter] = [:]
         /// Header sets seen lately, whose storage new entries share.
         var recentHeaders: [HeaderFields] = []
@@ -92,6 +94,12 @@ public final class Journal: Sendable {
         state.withLock { $0.entries.count }
     }
 
+    /// The number of kept entries still in flight: waiting for a closure, an upstream, a delay
+    /// or a gate, or being delivered at a limited bandwidth.
+    public var inFlightCount: Int {
+        state.withLock { $0.inFlight }
+    }
+
     /// Entries whose request matches `matcher`, oldest first.
     public func interactions(matching matcher: RequestMatcher) -> [Interaction] {
         interactions.filter { matcher.matches($0.request) }
@@ -121,6 +129,7 @@ public final class Journal: Sendable {
     public func clear() {
         let watchers = state.withLock { state in
             state.entries.removeAll(keepingCapacity: true)
+            state.inFlight = 0
             return state.changed()
         }
         Self.resume(watchers, at: version)
@@ -233,6 +242,8 @@ public final class Journal: Sendable {
             record.shareHeaders(with: &state.recentHeaders)
             if let result {
                 record.complete(with: result, keepingBody: state.keepsBodies, at: now)
+            } else {
+                state.inFlight += 1
             }
             state.entries.append(record)
             let watchers = state.changed()
@@ -261,6 +272,7 @@ public final class Journal: Sendable {
             let index = id - state.firstID
             guard state.entries.indices.contains(index) else { return [] }
             let keepsBodies = state.keepsBodies
+            if state.entries[index].outcome == .inFlight { state.inFlight -= 1 }
             // Updated in place: copying the entry out and back would retain and release every
             // field of it, for every request a server answers.
             state.entries[index].complete(with: result, keepingBody: keepsBodies, at: now)
@@ -275,6 +287,7 @@ public final class Journal: Sendable {
     }
 
     private static func drop(_ count: Int, from state: inout State) {
+        state.inFlight -= state.entries.prefix(count).reduce(0) { $0 + ($1.outcome == .inFlight ? 1 : 0) }
         state.entries.removeFirst(count)
         state.dropped += count
     }

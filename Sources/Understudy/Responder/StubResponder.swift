@@ -114,7 +114,8 @@ package struct StubResponder: Sendable {
     private func answer(for resolution: StubRegistry.Resolution, request: StubRequest) -> StubAnswer {
         switch resolution {
         case .response(let prepared):
-            return StubAnswer(response: prepared, kind: .stub)
+            // 304, 206 and 416 are decided here, once, for every transport.
+            return StubAnswer(response: ConditionalRequest.answer(request, with: prepared), kind: .stub)
         case .failed(let prepared, let message):
             return StubAnswer(response: prepared, kind: .failed(message))
         case .unmatched(let nearMisses):

@@ -12,6 +12,9 @@ package enum DeliveryAction: Sendable, Hashable {
     case end(close: Bool)
     /// Drop the connection after a partial body (truncation).
     case abort
+    /// Push out what was sent, then hold the body until the gate named this opens (see
+    /// ``BodyPause``); the request stays in flight meanwhile.
+    case pause(gate: String)
 }
 
 /// The delivery of a response as a pure state machine: the order of waits, bytes and faults,
@@ -30,6 +33,8 @@ package struct DeliveryPlan: Sendable, Sequence, IteratorProtocol {
     private let response: PreparedResponse
     private let sendsBody: Bool
     private var stage: Stage = .delay
+    /// Whether the body's pause (if it has one) is behind it.
+    private var pausePassed = false
 
     init(response: PreparedResponse, sendsBody: Bool) {
         self.response = response
@@ -64,16 +69,25 @@ package struct DeliveryPlan: Sendable, Sequence, IteratorProtocol {
             return .sendHead
         case .body(let offset, let waited):
             let end = bodyBytesToSend
+            // A pause holds a body that goes on past it, right after its `afterBytes`.
+            var stop = end
+            if let pause = response.pause, !pausePassed, pause.afterBytes < end {
+                if offset == pause.afterBytes {
+                    pausePassed = true
+                    return .pause(gate: pause.gate)
+                }
+                stop = pause.afterBytes
+            }
             guard offset < end else {
                 stage = .done
                 return isTruncating ? .abort : .end(close: response.truncateAfter != nil)
             }
             guard let bandwidth = response.bandwidth else {
-                stage = .body(offset: end, waited: false)
-                return .sendBody(offset..<end)
+                stage = .body(offset: stop, waited: false)
+                return .sendBody(offset..<stop)
             }
             let sliceSize = Swift.max(1, bandwidth.bytesPerSecond / 10)
-            let upper = Swift.min(end, offset + sliceSize)
+            let upper = Swift.min(stop, offset + sliceSize)
             if !waited {
                 stage = .body(offset: offset, waited: true)
                 return .wait(.seconds(Double(upper - offset) / Double(bandwidth.bytesPerSecond)))

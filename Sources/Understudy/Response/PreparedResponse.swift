@@ -26,6 +26,16 @@ public struct PreparedResponse: Sendable {
     /// `file` response): a transport may send the file itself (`sendfile(2)`) instead of
     /// copying the bytes, once it has checked that what it opened is still that version.
     package var sourceFile: SourceFile?
+    /// Whether `If-None-Match` and `If-Modified-Since` may be answered 304 (see ``CachePolicy``).
+    package var answersConditionals = false
+    /// Whether `Range` is honoured: 206, multipart and 416 (see ``StubResponse/ranges(_:)``).
+    package var acceptsRanges = false
+    /// `Last-Modified` as a date, read once when rendering.
+    package var lastModified: Date?
+    /// Where the body stops until a gate opens, if it does.
+    package var pause: BodyPause?
+    /// The 304 and 206 answers made from this rendering, kept with it (see ``ResponseVariants``).
+    package var variants: ResponseVariants?
 
     /// A file and its stamp when it was read.
     package struct SourceFile: Sendable {
@@ -33,6 +43,8 @@ public struct PreparedResponse: Sendable {
         package let path: String
         /// Its size, modification time and inode then.
         package let stamp: FileStamp
+        /// Where in the file the body starts (a range's first byte).
+        package var offset = 0
     }
 
     /// Creates a prepared response.

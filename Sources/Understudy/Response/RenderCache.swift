@@ -61,17 +61,25 @@ final class RenderCache: Sendable {
         return try store(render(), stamp: stamp, generation: generation)
     }
 
-    /// The body of the rendering `renderID`, while it is the one kept.
+    /// The body of the rendering `renderID` (or of one of its 304 or 206 variants), while it is
+    /// the one kept.
     func body(ofRendering renderID: UInt64) -> Data? {
-        state.withLock { $0?.prepared.renderID == renderID ? $0?.prepared.body : nil }
+        guard let prepared = state.withLock({ $0?.prepared }) else { return nil }
+        return prepared.renderID == renderID ? prepared.body : prepared.variants?.body(ofRendering: renderID)
+    }
+
+    /// A render id not used before.
+    static func nextRenderID() -> UInt64 {
+        ids.withLock { id in
+            id += 1
+            return id
+        }
     }
 
     private func store(_ rendered: PreparedResponse, stamp: FileCache.Stamp?, generation: UInt64?) -> PreparedResponse {
         var prepared = rendered
-        prepared.renderID = Self.ids.withLock { id in
-            id += 1
-            return id
-        }
+        prepared.renderID = Self.nextRenderID()
+        prepared.variants = ResponseVariants()
         if let filePath, let stamp, Int64(prepared.body.count) == stamp.size {
             // A `file` body is the file's bytes as read: rendering transforms nothing.
             prepared.sourceFile = PreparedResponse.SourceFile(path: filePath, stamp: stamp)

@@ -82,6 +82,7 @@ extension StubResponse {
         var status = statusCode
         var headers: HeaderFields = [:]
         var bodyData = Data()
+        var modified: Date?
 
         switch body {
         case .empty, .json, .redirect, .failure:
@@ -96,8 +97,9 @@ extension StubResponse {
         case .image(let source, let format, let options):
             let answer = try await Self.renderImage(source, as: format, options: options, for: request, context: context)
             answer.apply(status: &status, headers: &headers, body: &bodyData)
+            if case .file(let url) = source { modified = FileCache.shared.stamp(of: url.path)?.modified }
         case .file(let url):
-            bodyData = try Self.read(url)
+            (bodyData, modified) = try Self.read(url)
             headers["Content-Type"] = MediaType.forFile(url, data: bodyData)
             if let transcode {
                 let answer = try await Self.transcodeCanned(bodyData, described: "file \(url.path)", to: transcode, for: request, context: context)
@@ -123,7 +125,7 @@ extension StubResponse {
                 converted?.apply(status: &status, headers: &headers, body: &bodyData)
             }
         }
-        return prepared(status: status, headers: headers, body: bodyData, fault: nil, stubName: stubName)
+        return prepared(status: status, headers: headers, body: bodyData, fault: nil, stubName: stubName, modified: modified)
     }
 
     /// Renders without suspending when nothing needs waiting for (see ``rendersImmediately``),
@@ -133,6 +135,7 @@ extension StubResponse {
         var headers: HeaderFields = [:]
         var bodyData = Data()
         var fault: Fault?
+        var modified: Date?
         switch body {
         case .empty:
             break
@@ -143,7 +146,7 @@ extension StubResponse {
             bodyData = json.encoded
             headers["Content-Type"] = "application/json"
         case .file(let url):
-            bodyData = try Self.read(url)
+            (bodyData, modified) = try Self.read(url)
             headers["Content-Type"] = MediaType.forFile(url, data: bodyData)
         case .redirect(let location):
             headers["Location"] = location
@@ -152,19 +155,23 @@ extension StubResponse {
         case .image, .forward:
             return nil
         }
-        return prepared(status: statusCode, headers: headers, body: bodyData, fault: fault, stubName: stubName)
+        return prepared(status: statusCode, headers: headers, body: bodyData, fault: fault, stubName: stubName, modified: modified)
     }
 
-    private static func read(_ url: URL) throws -> Data {
+    /// The file's bytes and modification time.
+    private static func read(_ url: URL) throws -> (Data, Date) {
         do {
-            return try FileCache.shared.contents(of: url)
+            let (data, stamp) = try FileCache.shared.contentsAndStamp(of: url)
+            return (data, stamp.modified)
         } catch {
             throw RenderError("cannot read file \(url.path): \((error as NSError).localizedDescription)")
         }
     }
 
-    /// The stub's own headers over ours, the framing headers, the delay drawn.
-    private func prepared(status: Int, headers base: HeaderFields, body: Data, fault: Fault?, stubName: String?) -> PreparedResponse {
+    /// The stub's own headers over ours, the framing headers, the validators, the delay drawn.
+    private func prepared(
+        status: Int, headers base: HeaderFields, body: Data, fault: Fault?, stubName: String?, modified: Date?
+    ) -> PreparedResponse {
         var headers = base
         if !infersContentType { headers.remove("Content-Type") }
         headers.merge(self.headers)
@@ -175,7 +182,7 @@ extension StubResponse {
         if let stubName {
             headers["X-Understudy-Stub"] = stubName
         }
-        return PreparedResponse(
+        var prepared = PreparedResponse(
             status: status,
             headers: headers,
             body: body,
@@ -185,6 +192,8 @@ extension StubResponse {
             fault: fault,
             stubName: stubName
         )
+        addCaching(to: &prepared, modified: modified)
+        return prepared
     }
 
     /// Why an upstream could not answer, in the same words whichever HTTP client asked: the

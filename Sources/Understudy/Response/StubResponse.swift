@@ -43,6 +43,17 @@ public struct StubResponse: Sendable {
     public private(set) var transcode: ImageFormat?
     /// Whether rendering adds the Content-Type the body implies (see ``withoutInferredContentType()``).
     private(set) var infersContentType = true
+    /// The validators and `Cache-Control` set with ``cache(_:)``; `nil` for the default: on for
+    /// file, data and image bodies (``CachePolicy/standard``), off for others.
+    public internal(set) var cachePolicy: CachePolicy?
+    /// Whether `Range` requests are honoured, as set with ``ranges(_:)``; `nil` for the default:
+    /// on for file, data and image bodies, off for others.
+    public internal(set) var rangesEnabled: Bool?
+    /// Where the body stops until a gate opens, if set with ``paused(afterBytes:gate:)``.
+    public internal(set) var pause: BodyPause?
+    /// When this response was made (for a registered response or a stub file's, when it was
+    /// loaded): the `Last-Modified` of bodies not read from a file.
+    let madeAt = Date()
 
     init(body: Body, status: Int = 200) {
         self.body = body

@@ -5,7 +5,7 @@ internal import Yams
 extension StubFileParser {
     static let responseKeys = [
         "status", "headers", "body", "json", "base64", "file", "image", "redirect", "fault", "forward", "transcode",
-        "truncateAfter", "delay", "bandwidth",
+        "truncateAfter", "delay", "bandwidth", "cache", "ranges", "pause",
     ]
     /// The keys that each give the response's body; a response has at most one.
     static let bodyKeys = ["body", "json", "base64", "file", "image", "redirect", "fault", "forward"]
@@ -60,6 +60,20 @@ extension StubFileParser {
             case "bandwidth":
                 if let bandwidth = parseBandwidth(field.value, path: fieldPath) {
                     modifiers.append { $0.throttled(to: bandwidth) }
+                }
+            case "cache":
+                if let policy = parseCache(field.value, path: fieldPath) {
+                    modifiers.append { $0.cache(policy) }
+                }
+            case "ranges":
+                if field.value.kind == .bool, let enabled = field.value.bool {
+                    modifiers.append { $0.ranges(enabled) }
+                } else {
+                    report(field.value, fieldPath, "expected true or false, found \(field.value.found)")
+                }
+            case "pause":
+                if let pause = parsePause(field.value, path: fieldPath) {
+                    modifiers.append { $0.paused(afterBytes: pause.afterBytes, gate: pause.gate) }
                 }
             default:
                 preconditionFailure("key '\(field.key)' is allowed but not handled")

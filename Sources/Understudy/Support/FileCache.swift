@@ -28,16 +28,21 @@ final class FileCache: Sendable {
     }
 
     func contents(of url: URL) throws -> Data {
+        try contentsAndStamp(of: url).data
+    }
+
+    /// The file's bytes and the stamp they were read under.
+    func contentsAndStamp(of url: URL) throws -> (data: Data, stamp: Stamp) {
         let path = url.path
         // stat(2) rather than FileManager's attributes: this runs for every request.
         guard let stamp = stamp(of: path) else {
             throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path])
         }
         if let entry = state.withLock({ $0.entries[path] }), entry.stamp == stamp {
-            return entry.data
+            return (entry.data, stamp)
         }
         let data = try Data(contentsOf: url)
-        guard data.count <= capacity / 4 else { return data }
+        guard data.count <= capacity / 4 else { return (data, stamp) }
         state.withLock { state in
             if state.bytes + data.count > capacity {
                 // Rarely reached (stub files name a handful of files): start afresh.
@@ -47,7 +52,7 @@ final class FileCache: Sendable {
             state.bytes += data.count - (state.entries[path]?.data.count ?? 0)
             state.entries[path] = Entry(stamp: stamp, data: data)
         }
-        return data
+        return (data, stamp)
     }
 }
 

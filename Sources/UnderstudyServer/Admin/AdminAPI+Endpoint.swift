@@ -12,8 +12,19 @@ extension AdminAPI {
         case har
         case reset
         case certificateAuthority
+        case gates
+        /// `gates/{name}/release` or `gates/{name}/close`.
+        case gate(String, GateAction)
 
-        static let names = ["health", "stubs", "stubs/{name}", "requests", "requests/count", "requests.har", "near-misses", "reset", "ca.pem"]
+        /// What `POST gates/{name}/…` does.
+        enum GateAction: String, Sendable, Equatable {
+            case release, close
+        }
+
+        static let names = [
+            "health", "stubs", "stubs/{name}", "requests", "requests/count", "requests.har", "near-misses", "reset", "ca.pem",
+            "gates", "gates/{name}/release", "gates/{name}/close",
+        ]
 
         init(path: String) throws {
             var rest = path.hasPrefix(AdminAPI.prefix) ? Substring(path.dropFirst(AdminAPI.prefix.count)) : nil
@@ -27,6 +38,15 @@ extension AdminAPI {
             case "near-misses": self = .nearMisses
             case "reset": self = .reset
             case "ca.pem": self = .certificateAuthority
+            case "gates": self = .gates
+            case let rest? where rest.hasPrefix("gates/"):
+                let tail = rest.dropFirst("gates/".count)
+                guard let slash = tail.lastIndex(of: "/"), let action = GateAction(rawValue: String(tail[tail.index(after: slash)...])),
+                      slash != tail.startIndex
+                else {
+                    throw AdminFailure(404, "no admin endpoint \(path); expected \(AdminAPI.prefix)gates/{name}/release or \(AdminAPI.prefix)gates/{name}/close")
+                }
+                self = .gate(String(tail[..<slash]), action)
             case let rest? where rest.hasPrefix("stubs/"):
                 self = .stub(String(rest.dropFirst("stubs/".count)))
             default:
@@ -39,7 +59,8 @@ extension AdminAPI {
         /// The methods it answers (HEAD goes wherever GET does).
         var methods: [String] {
             switch self {
-            case .health, .nearMisses, .har, .certificateAuthority: return ["GET"]
+            case .health, .nearMisses, .har, .certificateAuthority, .gates: return ["GET"]
+            case .gate: return ["POST"]
             case .stubs: return ["GET", "POST", "DELETE"]
             case .stub: return ["GET", "DELETE"]
             case .requests: return ["GET", "DELETE"]

@@ -24,6 +24,9 @@ import UnderstudyHAR
 /// | `GET requests.har` | 200 the journal as HAR 1.2 (canned answers' bodies always; others when ``Journal/keepsBodies`` is set); `?redact=true` hides secrets as ``HARRedaction`` does |
 /// | `GET ca.pem` | 200 the local CA's certificate (PEM), or 404 without one; never its key |
 /// | `POST reset` | 200 ``AdminJSON/ResetDone``: files re-read, `times` and sequences restarted, journal cleared |
+/// | `GET gates` | 200 ``AdminJSON/GateList``: each gate's name, whether open, requests held, bytes they sent |
+/// | `POST gates/{name}/release` | 200 ``AdminJSON/GateSummary``: held bodies go on, later ones pass |
+/// | `POST gates/{name}/close` | 200 ``AdminJSON/GateSummary``: later bodies are held again |
 ///
 /// Bad input is a 400 whose ``AdminJSON/Error`` names the field; a known path with another
 /// method is a 405 with `Allow`; an unknown path is a 404; with a token, a request without
@@ -46,6 +49,8 @@ package struct AdminAPI: Sendable {
     package let certificateAuthorityPEM: @Sendable () -> String?
     /// Where `file:` references in posted stubs resolve (and may not leave); `nil` refuses them.
     package let stubDirectory: URL?
+    /// The server's open connections, for `health`; `nil` outside a server.
+    package let connectionCount: (@Sendable () -> Int)?
 
     /// How issues in posted documents name them, and the prefix default stub names would get.
     static let documentName = "request body"
@@ -55,13 +60,17 @@ package struct AdminAPI: Sendable {
     ///   - registry: the stubs and journal to inspect and change.
     ///   - token: when non-nil, every request must send `Authorization: Bearer <token>`.
     ///   - stubDirectory: where `file:` paths in posted stubs resolve; `nil` refuses them.
+    ///   - connectionCount: the server's open connections, reported by `health`.
+    ///   - certificateAuthorityPEM: the local CA's certificate, served at `ca.pem` (made on first need).
     package init(
-        registry: StubRegistry, token: String?, stubDirectory: URL? = nil, certificateAuthorityPEM: @escaping @Sendable () -> String? = { nil }
+        registry: StubRegistry, token: String?, stubDirectory: URL? = nil, connectionCount: (@Sendable () -> Int)? = nil,
+        certificateAuthorityPEM: @escaping @Sendable () -> String? = { nil }
     ) {
         self.certificateAuthorityPEM = certificateAuthorityPEM
         self.registry = registry
         self.token = token
         self.stubDirectory = stubDirectory
+        self.connectionCount = connectionCount
     }
 
     /// Whether a request path belongs to the admin API (and must not be matched against stubs).
@@ -138,6 +147,12 @@ package struct AdminAPI: Sendable {
                 throw AdminFailure(404, "this server has no local CA: start it with TLS from the local CA (--tls-port, or tls: .localCA)")
             }
             return AdminResponse(status: 200, headers: ["Content-Type": "application/x-pem-file", "Content-Length": String(pem.utf8.count)], body: Data(pem.utf8))
+        case (.gates, _):
+            try checkQuery(request, allowed: [])
+            return listGates()
+        case (.gate(let name, let action), _):
+            try checkQuery(request, allowed: [])
+            return operateGate(named: name, action)
         }
     }
 
@@ -160,7 +175,8 @@ package struct AdminAPI: Sendable {
         let journal = registry.journal
         return .json(200, AdminJSON.Health(
             status: "ok", stubs: registry.stubs.count,
-            journal: .init(count: journal.count, dropped: journal.droppedCount, limit: journal.limit)
+            journal: .init(count: journal.count, dropped: journal.droppedCount, limit: journal.limit),
+            connections: connectionCount?(), inFlight: journal.inFlightCount
         ))
     }
 

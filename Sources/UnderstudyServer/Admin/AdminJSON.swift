@@ -39,12 +39,52 @@ package enum AdminJSON {
         package var stubs: Int
         /// The journal.
         package var journal: JournalState
+        /// Open client connections; absent outside a server.
+        package var connections: Int?
+        /// Requests in flight: waiting for a closure, upstream, delay or gate, or being paced.
+        package var inFlight: Int?
 
         /// Creates a health report.
-        package init(status: String, stubs: Int, journal: JournalState) {
+        package init(status: String, stubs: Int, journal: JournalState, connections: Int? = nil, inFlight: Int? = nil) {
             self.status = status
             self.stubs = stubs
             self.journal = journal
+            self.connections = connections
+            self.inFlight = inFlight
+        }
+    }
+
+    /// One gate in `GET /__admin/gates`, and the answer to `POST /__admin/gates/{name}/release|close`.
+    package struct GateSummary: Sendable, Hashable, Codable {
+        /// The gate's name.
+        package var name: String
+        /// Whether bodies pass it now.
+        package var open: Bool
+        /// Requests it holds now.
+        package var waiting: Int
+        /// Body bytes those requests sent before it held them.
+        package var bytesSent: Int
+        /// Bodies that reached it so far, held or let through.
+        package var reached: Int
+
+        /// Creates a summary.
+        package init(name: String, open: Bool, waiting: Int, bytesSent: Int, reached: Int) {
+            self.name = name
+            self.open = open
+            self.waiting = waiting
+            self.bytesSent = bytesSent
+            self.reached = reached
+        }
+    }
+
+    /// `GET /__admin/gates`: every gate named so far, by name.
+    package struct GateList: Sendable, Hashable, Codable {
+        /// The gates.
+        package var gates: [GateSummary]
+
+        /// Creates a list.
+        package init(gates: [GateSummary]) {
+            self.gates = gates
         }
     }
 

@@ -18,6 +18,8 @@ final class DeliveryDriver {
     private var bodyBytesSent = 0
     private var headTime: NIODeadline?
     private var timer: Scheduled<Void>?
+    /// The gate the body is held at, while it is.
+    private var held: (gate: Gate, ticket: Gate.Ticket)?
     /// Set once the journal entry is closed: nothing more happens.
     private var closed = false
 
@@ -78,6 +80,24 @@ final class DeliveryDriver {
             case .abort:
                 close(.truncated(bodyBytesSent), headSent: true)
                 return writer.abort()
+            case .pause(let name):
+                if journalID == nil {
+                    journalID = responder.open(request)
+                }
+                writer.flush()
+                let gate = responder.registry.gate(name)
+                let driver = NIOLoopBound(self, eventLoop: writer.eventLoop)
+                let eventLoop = writer.eventLoop
+                let ticket = gate.arrive(bytesSent: bodyBytesSent) {
+                    eventLoop.execute {
+                        driver.value.held = nil
+                        driver.value.run()
+                    }
+                }
+                if let ticket {
+                    held = (gate, ticket)
+                    return
+                }
             }
         }
     }
@@ -86,6 +106,10 @@ final class DeliveryDriver {
     func cancel() {
         timer?.cancel()
         timer = nil
+        if let (gate, ticket) = held {
+            gate.leave(ticket)
+            held = nil
+        }
         close(.cancelled, headSent: headTime != nil)
     }
 

@@ -45,7 +45,9 @@ final class HTTP1ResponseWriter: ResponseWriter {
     func writeBody(_ range: Range<Int>) {
         guard let wire else { return }
         if let file = wire.file {
-            let region = FileRegion(fileHandle: file.handle, readerIndex: range.lowerBound, endIndex: range.upperBound)
+            let region = FileRegion(
+                fileHandle: file.handle, readerIndex: wire.fileOffset + range.lowerBound, endIndex: wire.fileOffset + range.upperBound
+            )
             // The file stays open until this write is done, whatever the cache does meanwhile.
             let written = context.eventLoop.makePromise(of: Void.self)
             written.futureResult.whenComplete { _ in withExtendedLifetime(file) {} }

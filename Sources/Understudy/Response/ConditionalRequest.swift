@@ -1,0 +1,209 @@
+import Foundation
+
+/// Conditional and range requests (RFC 9110 §13 and §14) answered from a rendered response:
+/// the one place both transports get `304`, `206`, `multipart/byteranges` and `416` from, so
+/// that in-process and on the wire the bytes are the same.
+///
+/// Evaluated in RFC 9110 §13.2.2's order for a `200` whose stub has validators or ranges on:
+/// `If-None-Match` (weak comparison, `*`, lists), else `If-Modified-Since`, give `304`; then
+/// `Range` (with `If-Range`, strong comparison or the exact date) gives `206` or `416`. HEAD is
+/// answered like GET without the body. Ranges apply to the bytes served (after transcoding),
+/// and the response's delay, bandwidth, truncation, pause and fault carry over to the answer.
+package enum ConditionalRequest {
+    /// What a request selects of a response.
+    package enum Selection: Sendable, Hashable {
+        /// The response as it is.
+        case whole
+        /// `304 Not Modified`.
+        case notModified
+        /// `206`: one range, or several as `multipart/byteranges`.
+        case ranges([Range<Int>])
+        /// `416 Range Not Satisfiable`.
+        case unsatisfiable
+    }
+
+    /// The headers a 304 keeps (RFC 9110 §15.4.5), and the stub's name.
+    static let notModifiedHeaders = ["Cache-Control", "Content-Location", "Date", "ETag", "Expires", "Last-Modified", "Vary", "X-Understudy-Stub"]
+
+    /// `prepared` as the answer to `request`: itself, or its 304, 206 or 416.
+    package static func answer(_ request: StubRequest, with prepared: PreparedResponse) -> PreparedResponse {
+        guard prepared.answersConditionals || prepared.acceptsRanges, prepared.status == 200, prepared.fault == nil,
+              Self.mayBeConditional(request)
+        else { return prepared }
+        let selection = select(request, for: prepared)
+        guard selection != .whole else { return prepared }
+        if let variants = prepared.variants {
+            return variants.variant(selection) { make(selection, from: prepared) }
+        }
+        return make(selection, from: prepared)
+    }
+
+    /// Whether any header could make a request conditional or ranged: `If-…` or `Range`. One
+    /// look at each name's first letter, since every request a stub server answers asks this.
+    private static func mayBeConditional(_ request: StubRequest) -> Bool {
+        request.headers.contains { field in
+            let first = field.name.utf8.first ?? 0
+            return first | 0x20 == UInt8(ascii: "i") || first | 0x20 == UInt8(ascii: "r")
+        }
+    }
+
+    // MARK: - Deciding
+
+    /// What `request` selects of `prepared` (a 200 with validators or ranges on).
+    package static func select(_ request: StubRequest, for prepared: PreparedResponse) -> Selection {
+        let method = request.method
+        guard method == "GET" || method == "HEAD" else { return .whole }
+        let etag = prepared.headers["ETag"]
+        if prepared.answersConditionals {
+            let ifNoneMatch = request.headers.values(for: "If-None-Match")
+            if !ifNoneMatch.isEmpty {
+                if matchesAny(ifNoneMatch, etag: etag) { return .notModified }
+            } else if let since = request.headers["If-Modified-Since"].flatMap(HTTPDate.parse),
+                      let modified = prepared.lastModified, modified.wholeSeconds <= since.wholeSeconds {
+                return .notModified
+            }
+        }
+        guard prepared.acceptsRanges, let header = request.headers["Range"], let range = RangeRequest(header) else {
+            return .whole
+        }
+        if let condition = request.headers["If-Range"], !ifRangeHolds(condition, etag: etag, lastModified: prepared.lastModified) {
+            return .whole
+        }
+        guard range.specifiers.count <= RangeRequest.maximumRanges else { return .whole }
+        let ranges = range.satisfiable(length: prepared.body.count)
+        // As nginx: ranges that add up to more than the body (overlaps, repeats) get the whole
+        // body, so that a request cannot make a multipart many times the body's size.
+        guard ranges.reduce(0, { $0 + $1.count }) <= prepared.body.count else { return .whole }
+        return ranges.isEmpty ? .unsatisfiable : .ranges(ranges)
+    }
+
+    /// `If-None-Match`'s lists against the current tag, by weak comparison (§13.1.2).
+    static func matchesAny(_ values: [String], etag: String?) -> Bool {
+        // The usual revalidation sends back exactly the tag it was given.
+        if let etag, values.count == 1, values[0] == etag { return true }
+        for value in values {
+            for tag in entityTags(in: value) {
+                if tag == "*" { return true }
+                if let etag, opaque(tag) == opaque(etag) { return true }
+            }
+        }
+        return false
+    }
+
+    /// `If-Range`: an entity tag matches by strong comparison (a weak tag never does); a date
+    /// must be exactly the `Last-Modified` (§13.1.5).
+    static func ifRangeHolds(_ condition: String, etag: String?, lastModified: Date?) -> Bool {
+        let value = condition.trimmingSpaces()
+        if value.hasPrefix("\"") || value.hasPrefix("W/") {
+            guard let etag, !value.hasPrefix("W/"), !etag.hasPrefix("W/") else { return false }
+            return value == etag
+        }
+        guard let date = HTTPDate.parse(value), let lastModified else { return false }
+        return date.wholeSeconds == lastModified.wholeSeconds
+    }
+
+    /// The entity tags of a list, `"a", W/"b"` (commas inside quotes are part of a tag).
+    static func entityTags(in list: String) -> [String] {
+        var tags: [String] = []
+        var current = ""
+        var quoted = false
+        for character in list {
+            if character == "\"" { quoted.toggle() }
+            if character == ",", !quoted {
+                tags.append(current.trimmingSpaces())
+                current = ""
+            } else {
+                current.append(character)
+            }
+        }
+        tags.append(current.trimmingSpaces())
+        return tags.filter { !$0.isEmpty }
+    }
+
+    private static func opaque(_ tag: String) -> Substring {
+        tag.hasPrefix("W/") ? tag.dropFirst(2) : Substring(tag)
+    }
+
+    // MARK: - Answering
+
+    /// The response `selection` makes of `prepared`.
+    static func make(_ selection: Selection, from prepared: PreparedResponse) -> PreparedResponse {
+        var answer = prepared
+        answer.variants = nil
+        answer.renderID = nil
+        answer.sourceFile = nil
+        switch selection {
+        case .whole:
+            return prepared
+        case .notModified:
+            answer.status = 304
+            answer.headers = HeaderFields(prepared.headers.fields.filter { field in
+                notModifiedHeaders.contains { $0.caseInsensitiveEquals(field.name) }
+            })
+            answer.body = Data()
+            answer.truncateAfter = nil
+            answer.pause = nil
+        case .unsatisfiable:
+            answer.status = 416
+            answer.headers = HeaderFields(prepared.headers.fields.filter { field in
+                notModifiedHeaders.contains { $0.caseInsensitiveEquals(field.name) } || field.name.caseInsensitiveEquals("Accept-Ranges")
+            })
+            answer.headers["Content-Range"] = "bytes */\(prepared.body.count)"
+            answer.headers["Content-Length"] = "0"
+            answer.body = Data()
+            answer.truncateAfter = nil
+            answer.pause = nil
+        case .ranges(let ranges) where ranges.count == 1:
+            let range = ranges[0]
+            answer.status = 206
+            answer.body = prepared.body.subdata(in: range.shifted(by: prepared.body.startIndex))
+            answer.headers["Content-Range"] = contentRange(range, of: prepared.body.count)
+            answer.headers["Content-Length"] = String(range.count)
+            if var file = prepared.sourceFile {
+                file.offset += range.lowerBound
+                answer.sourceFile = file
+            }
+        case .ranges(let ranges):
+            let boundary = Self.boundary(for: prepared)
+            let contentType = prepared.headers["Content-Type"]
+            var body = Data()
+            for range in ranges {
+                var head = "\r\n--\(boundary)\r\n"
+                if let contentType { head += "Content-Type: \(contentType)\r\n" }
+                head += "Content-Range: \(contentRange(range, of: prepared.body.count))\r\n\r\n"
+                body.append(contentsOf: Array(head.utf8))
+                body.append(prepared.body.subdata(in: range.shifted(by: prepared.body.startIndex)))
+            }
+            body.append(contentsOf: Array("\r\n--\(boundary)--\r\n".utf8))
+            answer.status = 206
+            answer.body = body
+            answer.headers["Content-Type"] = "multipart/byteranges; boundary=\(boundary)"
+            answer.headers["Content-Length"] = String(body.count)
+        }
+        return answer
+    }
+
+    /// `bytes 0-99/1000`.
+    static func contentRange(_ range: Range<Int>, of length: Int) -> String {
+        "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(length)"
+    }
+
+    /// A multipart boundary that is the same for every answer from one rendering (so those
+    /// answers are alike byte for byte) and, being made of the body's digest, does not occur in it
+    /// by chance.
+    static func boundary(for prepared: PreparedResponse) -> String {
+        let tag = prepared.headers["ETag"].map { $0.filter { $0.isLetter || $0.isNumber } } ?? ""
+        return "understudy-" + (tag.isEmpty ? BodyDigest.hex(of: prepared.body) : String(tag.prefix(32)))
+    }
+}
+
+extension Range where Bound == Int {
+    fileprivate func shifted(by offset: Int) -> Range<Int> {
+        (lowerBound + offset)..<(upperBound + offset)
+    }
+}
+
+extension Date {
+    /// Whole seconds since 1970, as HTTP dates count.
+    fileprivate var wholeSeconds: Int64 { Int64(timeIntervalSince1970.rounded(.down)) }
+}
