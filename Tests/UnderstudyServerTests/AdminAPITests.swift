@@ -456,7 +456,7 @@ final class AdminAPITests: XCTestCase {
         XCTAssertEqual(response.status, 500)
         let error = try decode(AdminJSON.Error.self, response)
         let issue = "\(directory.relativePath)/cats.yaml:3: stubs[0].response.fault: unknown fault 'explode'; expected one of "
-            + "connection-reset, empty-response, malformed-chunk, random-data-then-close, no-response"
+            + "connection-reset, empty-response, malformed-chunk, random-data-then-close, no-response, goaway"
         XCTAssertEqual(error, AdminJSON.Error(
             error: "cannot reset, nothing changed: the stub files have issues:\n" + issue, field: nil, issues: [issue]
         ))
