@@ -43,13 +43,18 @@ public final class StubServer: Sendable {
         /// How long a request's body may take to arrive in full, counted from its head (default
         /// 30 s); then the request gets 408 Request Timeout and a close.
         public var bodyTimeout: Duration
+        /// Whether the plain port also answers HTTP/2 with prior knowledge (h2c, default true):
+        /// a connection that opens with HTTP/2's preface speaks HTTP/2, any other HTTP/1.1.
+        public var http2: Bool
 
         /// Creates a configuration.
         public init(
             maxBodySize: Int = 10 * 1024 * 1024, proxyUnmatched: URL? = nil, adminToken: String? = nil,
             onInteraction: (@Sendable (Interaction) -> Void)? = nil,
-            requestHeadTimeout: Duration = .seconds(30), maxHeaderCount: Int = 256, bodyTimeout: Duration = .seconds(30)
+            requestHeadTimeout: Duration = .seconds(30), maxHeaderCount: Int = 256, bodyTimeout: Duration = .seconds(30),
+            http2: Bool = true
         ) {
+            self.http2 = http2
             self.bodyTimeout = bodyTimeout
             self.maxBodySize = maxBodySize
             self.proxyUnmatched = proxyUnmatched
@@ -108,7 +113,7 @@ public final class StubServer: Sendable {
             .childChannelOption(.writeBufferWaterMark, value: .init(low: 1 << 20, high: 4 << 20))
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try ServerPipeline.configureHTTP1(channel, shared: shared)
+                    try ServerPipeline.configurePlain(channel, shared: shared)
                 }
             }
         let channel: any Channel
