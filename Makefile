@@ -49,7 +49,7 @@ deps:
 		apt-get update && apt-get install -y libwebp-dev libpng-dev pkg-config; \
 	fi
 
-# What the tests use as independent references: cwebp/dwebp/img2webp, pngcheck, curl, chromium, Pillow, mitmproxy.
+# What the tests use as independent references: cwebp/dwebp/img2webp, pngcheck, curl, chromium, Pillow, mitmproxy, httpx (HTTP/2).
 test-deps: deps
 	@if ! command -v cwebp >/dev/null 2>&1 || ! command -v dwebp >/dev/null 2>&1 || ! command -v img2webp >/dev/null 2>&1 || ! command -v pngcheck >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then \
 		echo "Installing webp pngcheck curl"; \
@@ -62,6 +62,10 @@ test-deps: deps
 	@if ! $(VENV)/bin/python -c "import PIL" >/dev/null 2>&1 || [ ! -x $(VENV)/bin/mitmdump ]; then \
 		echo "Creating $(VENV) with Pillow and mitmproxy"; \
 		python3 -m venv $(VENV) && $(VENV)/bin/pip install --quiet 'Pillow>=10' 'mitmproxy>=10.1'; \
+	fi
+	@if ! $(VENV)/bin/python -c "import httpx, h2" >/dev/null 2>&1; then \
+		echo "Installing httpx[http2] into $(VENV) (HTTP2ServerTests talk h2c with it; h11 kept within mitmproxy's pin)"; \
+		$(VENV)/bin/pip install --quiet 'httpx[http2]>=0.27' 'h11<=0.14.0'; \
 	fi
 
 clean:
