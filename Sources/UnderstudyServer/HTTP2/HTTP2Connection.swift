@@ -86,11 +86,30 @@ final class HTTP2Connection {
         HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: lastStreamID, errorCode: .noError, opaqueData: nil))
     }
 
-    /// Writes `bytes` below HTTP/2's framing, which garbles the connection for the client, then closes it.
+    /// Writes `bytes` below HTTP/2's framing, which garbles the connection for the client, then
+    /// closes it: our side first, dropping what the client still sends for up to two seconds,
+    /// so that the close is a FIN the client reads after the bytes, not an RST that may beat them.
     func garble(with bytes: Data) {
         guard let framing, let channel else { return }
         let buffer = framing.channel.allocator.buffer(bytes: bytes)
-        framing.writeAndFlush(NIOAny(IOData.byteBuffer(buffer))).whenComplete { _ in channel.close(promise: nil) }
+        try? channel.pipeline.syncOperations.addHandler(InputDropper(), position: .before(framing.handler))
+        framing.writeAndFlush(NIOAny(IOData.byteBuffer(buffer))).whenComplete { _ in
+            channel.close(mode: .output, promise: nil)
+            channel.eventLoop.scheduleTask(in: .seconds(2)) { channel.close(promise: nil) }
+        }
+    }
+
+    /// Reads and drops a garbled connection's input, in front of the HTTP/2 handler.
+    private final class InputDropper: ChannelInboundHandler, RemovableChannelHandler {
+        typealias InboundIn = ByteBuffer
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
+
+        func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+            if case ChannelEvent.inputClosed = event {
+                context.close(promise: nil)
+            }
+        }
     }
 
     // MARK: - Header blocks

@@ -15,7 +15,7 @@ enum HTTP2FaultAction: Equatable {
     case hold
     /// These bytes below HTTP/2's framing, then close the connection.
     case garbleConnection(Data)
-    /// GOAWAY for the streams in flight, this stream's answer, and a close once they are done.
+    /// This stream's answer, GOAWAY for the streams in flight, and a close once they are done.
     case goAway
 }
 

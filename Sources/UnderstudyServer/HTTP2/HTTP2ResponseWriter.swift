@@ -97,11 +97,13 @@ final class HTTP2ResponseWriter: ResponseWriter {
         case .garbleConnection(let bytes):
             connection.garble(with: bytes)
         case .goAway:
-            connection.goAway()
+            // The answer first: some clients (Python's h2) take no frames after a GOAWAY, even
+            // for the streams it lets finish.
             writeHead()
             // A fault stub's body is empty; anything else is sent whole.
             if let wire, wire.body.readableBytes > 0 { writeBody(0..<wire.body.readableBytes) }
             end(close: true)
+            connection.goAway()
         }
         return false
     }
