@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import Understudy
 import UnderstudyHAR
@@ -8,8 +9,9 @@ import XCTest
 /// `--http2-prior-knowledge` and Python's httpx with `http2=True`, beside HTTP/1.1 on the same
 /// port; the journal, HAR and admin API say which version each request came over.
 ///
-/// AsyncHTTPClient is not here: it speaks HTTP/2 only after ALPN on `https`, never with prior
-/// knowledge on `http` (it has no such option), so it cannot reach h2c.
+/// AsyncHTTPClient cannot take part over HTTP/2 here: it speaks HTTP/2 only after ALPN on
+/// `https`, never with prior knowledge on `http` (it has no such option). It is here to show
+/// that the port still serves it HTTP/1.1 with HTTP/2 on.
 final class HTTP2ServerTests: XCTestCase {
     private static let image = Data((0..<40_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
 
@@ -130,6 +132,25 @@ final class HTTP2ServerTests: XCTestCase {
         }
         XCTAssertEqual(stubs.journal.interactions.map(\.httpVersion), ["HTTP/2", "HTTP/2", "HTTP/2"])
         XCTAssertEqual(stubs.journal.interactions.map(\.status), [200, 200, 404])
+    }
+
+    func testAsyncHTTPClientStillGetsHTTP1WithHTTP2On() async throws {
+        let stubs = makeStubs()
+        try await withServer(stubs) { server in
+            let client = HTTPClient(eventLoopGroupProvider: .singleton)
+            do {
+                let response = try await client.execute(HTTPClientRequest(url: server.baseURL.absoluteString + "/cat.png"), timeout: .seconds(10))
+                XCTAssertEqual(response.status.code, 200)
+                XCTAssertEqual(response.version, .http1_1)
+                let body = try await response.body.collect(upTo: 1 << 20)
+                XCTAssertEqual(Data(body.readableBytesView), Self.image)
+            } catch {
+                try await client.shutdown()
+                throw error
+            }
+            try await client.shutdown()
+        }
+        XCTAssertEqual(stubs.journal.interactions.map(\.httpVersion), ["HTTP/1.1"])
     }
 
     func testGoawayOnHTTP1AnswersWithConnectionCloseThenCloses() async throws {

@@ -63,6 +63,7 @@ final class HTTP2StreamTests: XCTestCase {
         let entries = stubs.journal.interactions
         XCTAssertEqual(entries.count, 5)
         XCTAssertTrue(entries.allSatisfy { $0.httpVersion == "HTTP/2" })
+        XCTAssertEqual(Set(entries.map(\.request.url.host)), ["img.example.com"], ":authority is the host")
         let byStub = Dictionary(grouping: entries, by: { $0.stubName ?? "" })
         XCTAssertEqual(byStub["reset"]?.first?.fault, .connectionReset)
         XCTAssertEqual(byStub["a"]?.first?.bodyBytesSent, 100_000)
