@@ -26,7 +26,7 @@ check: deps
 bench: deps
 	bash Benchmarks/run.sh
 
-## bench-server: wrk against understudy serve, nginx-light and WireMock 2.35.1 (about 8 minutes).
+## bench-server: wrk against understudy serve, nginx-light and WireMock 2.35.1, then h2load over HTTP/2 against understudy and nginx-light (about 13 minutes; BENCH_ROWS=h1 or h2 for one set).
 bench-server: deps
 	bash Benchmarks/bench-server.sh
 
