@@ -35,7 +35,7 @@ check: deps
 bench: deps
 	bash Benchmarks/run.sh
 
-## bench-server: wrk against understudy serve, nginx-light and WireMock 2.35.1, plus 304 and 206 rows against nginx (about 10 minutes; BENCH_ROWS="304 206" for those alone).
+## bench-server: wrk against understudy serve, nginx-light and WireMock 2.35.1, 304 and 206 rows against nginx, then h2load over HTTP/2 (about 15 minutes; BENCH_ROWS picks sets: h1, h2, "304 206").
 bench-server: deps
 	bash Benchmarks/bench-server.sh
 
@@ -63,7 +63,7 @@ deps:
 		apt-get -o DPkg::Lock::Timeout=900 update && apt-get -o DPkg::Lock::Timeout=900 install -y libjpeg-dev; \
 	fi
 
-# What the tests use as independent references: cwebp/dwebp/img2webp/webpmux, djpeg/cjpeg, pngcheck, curl, openssl, certutil, chromium, Pillow, requests, mitmproxy, WireMock.
+# What the tests use as independent references: cwebp/dwebp/img2webp/webpmux, djpeg/cjpeg, pngcheck, curl, openssl, certutil, chromium, Pillow, requests, httpx (HTTP/2), mitmproxy, WireMock.
 test-deps: deps
 	@if ! command -v cwebp >/dev/null 2>&1 || ! command -v dwebp >/dev/null 2>&1 || ! command -v img2webp >/dev/null 2>&1 || ! command -v pngcheck >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then \
 		echo "Installing webp pngcheck curl"; \
@@ -93,6 +93,10 @@ test-deps: deps
 		echo "Installing wiremock into $(VENV) (its PyPI package ships WireMock 2.35.1's standalone jar)"; \
 		[ -x $(VENV)/bin/pip ] || python3 -m venv $(VENV); \
 		$(VENV)/bin/pip install --quiet 'wiremock==2.7.0'; \
+	fi
+	@if ! $(VENV)/bin/python -c "import httpx, h2" >/dev/null 2>&1; then \
+		echo "Installing httpx[http2] into $(VENV) (HTTP2ServerTests talk h2c with it; h11 kept within mitmproxy's pin)"; \
+		$(VENV)/bin/pip install --quiet 'httpx[http2]>=0.27' 'h11<=0.14.0'; \
 	fi
 
 clean:

@@ -14,6 +14,10 @@
 #   BENCH_DURATION=3 BENCH_ROUNDS=1 bash Benchmarks/bench-server.sh   # a quick, noisier look
 #   BENCH_ROWS="304 206" bash Benchmarks/bench-server.sh               # only those rows (no WireMock)
 #   UNDERSTUDY_BIN=/path/to/understudy bash Benchmarks/bench-server.sh # that binary, no build
+#   BENCH_ROWS=h2 bash Benchmarks/bench-server.sh     # only the HTTP/2 rows (Benchmarks/bench-server-h2.sh)
+#   BENCH_ROWS=h1 bash Benchmarks/bench-server.sh     # only the HTTP/1.1 rows (wrk, WireMock)
+# BENCH_ROWS is a comma-separated list of row sets, default `h1,h2`: h1 is everything below,
+# h2 the h2load rows against understudy and nginx over HTTP/2 (BENCH_H2_SCHEME=http|https).
 #
 # Set-up it does itself on a fresh Debian machine, only when missing: apt `wrk` and
 # `nginx-light` (and a Java 17 runtime), a venv in Benchmarks/.venv-wiremock with the PyPI
@@ -42,6 +46,12 @@ set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+
+rows=",${BENCH_ROWS:-h1,h2},"
+if [[ "$rows" != *,h1,* ]]; then
+    [[ "$rows" == *,h2,* ]] || { echo "bench-server: BENCH_ROWS names no known rows (h1, h2): '${BENCH_ROWS:-}'" >&2; exit 2; }
+    exec bash Benchmarks/bench-server-h2.sh
+fi
 
 duration="${BENCH_DURATION:-10}"
 rounds="${BENCH_ROUNDS:-3}"
@@ -349,5 +359,10 @@ echo "RSS after the runs: understudy $(mb "$us_rss") MB (peak $(mb "$us_hwm") MB
      "$([ "$us_rss" -lt $((64 * 1024)) ] && echo PASS || echo FAIL)"
 echo "  for comparison: nginx $(mb "$(nginx_rss_kb)") MB (master + $cores workers)$(wants_row get && echo ", WireMock $(mb "$(rss_kb "$wiremock_pid")") MB")"
 [ "$us_rss" -lt $((64 * 1024)) ] || status=1
+
+if [[ "$rows" == *,h2,* ]]; then
+    echo
+    bash Benchmarks/bench-server-h2.sh || status=$(( $? == 2 ? 2 : (status > 0 ? status : 1) ))
+fi
 
 exit "$status"

@@ -55,6 +55,7 @@ extension HAREntry {
             request: HARRequest(
                 method: request.method,
                 url: request.url.absoluteString,
+                httpVersion: interaction.httpVersion,
                 cookies: Self.cookies(sent: request.headers.values(for: "Cookie")),
                 headers: request.headers.map { HARNameValue(name: $0.name, value: $0.value) },
                 queryString: request.queryItems.map { HARNameValue(name: $0.name, value: $0.value) },
@@ -64,7 +65,7 @@ extension HAREntry {
             response: HARResponse(
                 status: status,
                 statusText: HTTPStatusText.phrase(for: status),
-                httpVersion: interaction.status == nil ? "" : "HTTP/1.1",
+                httpVersion: interaction.status == nil ? "" : interaction.httpVersion,
                 cookies: headers.values(for: "Set-Cookie").compactMap(Self.cookie(set:)),
                 headers: headers.map { HARNameValue(name: $0.name, value: $0.value) },
                 content: content,

@@ -55,15 +55,19 @@ public final class StubServer: Sendable {
         /// a stub failed to render), and a `warning` when the journal limit drops entries. The
         /// default discards everything; see the README's "Logging" for the metadata.
         public var logger: Logger
+        /// Whether the plain port also answers HTTP/2 with prior knowledge (h2c, default true):
+        /// a connection that opens with HTTP/2's preface speaks HTTP/2, any other HTTP/1.1.
+        public var http2: Bool
 
         /// Creates a configuration.
         public init(
             maxBodySize: Int = 10 * 1024 * 1024, proxyUnmatched: URL? = nil, adminToken: String? = nil,
             onInteraction: (@Sendable (Interaction) -> Void)? = nil,
             requestHeadTimeout: Duration = .seconds(30), maxHeaderCount: Int = 256, bodyTimeout: Duration = .seconds(30),
-            logger: Logger = Logger(label: "understudy", factory: { _ in SwiftLogNoOpLogHandler() })
+            logger: Logger = Logger(label: "understudy", factory: { _ in SwiftLogNoOpLogHandler() }), http2: Bool = true
         ) {
             self.logger = logger
+            self.http2 = http2
             self.bodyTimeout = bodyTimeout
             self.maxBodySize = maxBodySize
             self.proxyUnmatched = proxyUnmatched
@@ -135,14 +139,14 @@ public final class StubServer: Sendable {
         if configuration.adminToken == nil, !isLoopback(host) {
             throw StartError(description: "binding \(host) exposes the admin API beyond this machine; pass an admin token (--admin-token) to bind a non-loopback host")
         }
-        let lazyTLS = tls.map { LazyTLS($0, registry: registry) }
+        let lazyTLS = tls.map { LazyTLS($0, registry: registry, http2: configuration.http2) }
         // An HTTPS listener needs its certificates now; interception alone makes them on first need.
         let provider = tlsPort == nil ? nil : try lazyTLS?.get().provider
         let shared = ServerShared(registry: registry, configuration: configuration, tls: lazyTLS)
         let urlHost = host.contains(":") ? "[\(host)]" : host
 
         let channel = try await bind(host: host, port: port, shared: shared) { channel in
-            try ServerPipeline.configureHTTP1(channel, shared: shared)
+            try ServerPipeline.configurePlain(channel, shared: shared)
         }
         let boundPort = channel.localAddress?.port ?? port
         shared.setListener(host: urlHost, port: boundPort)
@@ -153,8 +157,8 @@ public final class StubServer: Sendable {
             let tlsChannel: any Channel
             do {
                 tlsChannel = try await bind(host: host, port: tlsPort, shared: shared) { channel in
-                    try ServerPipeline.configureHTTP1(channel, shared: shared, origin: tlsOrigin)
                     try provider.addTLS(to: channel.pipeline.syncOperations, defaultHost: host, position: .first)
+                    try ServerPipeline.configureNegotiated(channel, shared: shared, origin: tlsOrigin, authority: nil)
                 }
             } catch {
                 try? await channel.close()

@@ -10,6 +10,8 @@ enum WireAction: Sendable, Hashable {
     case close(reset: Bool)
     /// Send nothing and keep the connection open until the client leaves or the server stops.
     case hold
+    /// Send the stub's own response (status, headers and body) with `Connection: close`.
+    case writeResponseClosing
 }
 
 extension Fault {
@@ -32,6 +34,9 @@ extension Fault {
             return [.writeRaw(randomBytes), .close(reset: false)]
         case .noResponse:
             return [.hold]
+        case .goaway:
+            // HTTP/1.1 has no GOAWAY: the nearest is an answer that says the connection ends.
+            return [.writeResponseClosing, .close(reset: false)]
         }
     }
 

@@ -26,6 +26,9 @@ struct ListenOptions: ParsableArguments {
     @Option(name: .customLong("body-timeout"), help: "How long a request body may take to arrive in full, from its head, e.g. 30s; then 408.")
     var bodyTimeout = "30s"
 
+    @Flag(name: .customLong("no-http2"), help: "Speak HTTP/1.1 only: no HTTP/2 with prior knowledge (h2c) on the plain port.")
+    var noHTTP2 = false
+
     func validate() throws {
         guard (0...65_535).contains(port) else {
             throw ValidationError("--port \(port) is out of range; expected 0 to 65535")
@@ -47,6 +50,7 @@ struct ListenOptions: ParsableArguments {
         configuration.maxHeaderCount = maxHeaderCount
         configuration.requestHeadTimeout = Delay.parseDuration(headTimeout) ?? configuration.requestHeadTimeout
         configuration.bodyTimeout = Delay.parseDuration(bodyTimeout) ?? configuration.bodyTimeout
+        configuration.http2 = !noHTTP2
         return configuration
     }
 }

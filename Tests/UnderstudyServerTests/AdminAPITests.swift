@@ -123,7 +123,7 @@ final class AdminAPITests: XCTestCase {
         XCTAssertEqual(badFaultError.field, "response.fault")
         XCTAssertEqual(badFaultError.error, """
             request body:3: response.fault: unknown fault 'explode'; expected one of \
-            connection-reset, empty-response, malformed-chunk, random-data-then-close, no-response
+            connection-reset, empty-response, malformed-chunk, random-data-then-close, no-response, goaway
             """)
 
         let notJSON = await send(admin, "POST", "/__admin/stubs", body: "stubs: [")
@@ -230,7 +230,7 @@ final class AdminAPITests: XCTestCase {
         XCTAssertTrue(raw.contains(#""stub":null"#), raw)
         let objects = try XCTUnwrap(JSONSerialization.jsonObject(with: response.body) as? [String: Any])
         let first = try XCTUnwrap((objects["requests"] as? [[String: Any]])?.first)
-        XCTAssertEqual(first.keys.sorted(), ["durationMs", "id", "outcome", "request", "response", "stub", "time", "transport"])
+        XCTAssertEqual(first.keys.sorted(), ["durationMs", "httpVersion", "id", "outcome", "request", "response", "stub", "time", "transport"])
         let time = try XCTUnwrap(first["time"] as? String)
         XCTAssertNotNil(time.range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$"#, options: .regularExpression), time)
         XCTAssertEqual(matched.time.timeIntervalSince1970, registry.journal.interactions[0].startTime.timeIntervalSince1970, accuracy: 0.001)
@@ -475,7 +475,7 @@ final class AdminAPITests: XCTestCase {
         XCTAssertEqual(response.status, 500)
         let error = try decode(AdminJSON.Error.self, response)
         let issue = "\(directory.relativePath)/cats.yaml:3: stubs[0].response.fault: unknown fault 'explode'; expected one of "
-            + "connection-reset, empty-response, malformed-chunk, random-data-then-close, no-response"
+            + "connection-reset, empty-response, malformed-chunk, random-data-then-close, no-response, goaway"
         XCTAssertEqual(error, AdminJSON.Error(
             error: "cannot reset, nothing changed: the stub files have issues:\n" + issue, field: nil, issues: [issue]
         ))

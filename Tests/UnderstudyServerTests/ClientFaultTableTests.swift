@@ -9,7 +9,9 @@ import FoundationNetworking
 #endif
 
 /// Every wire fault against four independent clients (curl, Python's urllib, URLSession,
-/// AsyncHTTPClient): each must fail, and fail the way the table says. The table is written to
+/// AsyncHTTPClient) over HTTP/1.1, and two over HTTP/2 with prior knowledge (curl
+/// `--http2-prior-knowledge`, Python's httpx with `http2=True`): each must fail, and fail the
+/// way the table says. The table is written to
 /// `docs/faults.md`; the test fails with a diff when the committed file differs, and
 /// `UNDERSTUDY_UPDATE_DOCS=1` rewrites it, so the docs cannot drift from what clients do.
 final class ClientFaultTableTests: XCTestCase {
@@ -24,26 +26,42 @@ final class ClientFaultTableTests: XCTestCase {
         let urllib: String
         let urlSession: String
         let asyncHTTPClient: String
+        /// What it does on an HTTP/2 stream, and what curl (exit code) and httpx (exception) report.
+        let wireH2: String
+        let curlH2: String
+        let httpxH2: String
         var succeeds: Bool { curl == "0" }
+        var succeedsOnHTTP2: Bool { curlH2 == "0" }
     }
 
     static let rows: [Row] = [
         Row(name: "`connection-reset`", wire: "TCP RST (SO_LINGER 0) before any byte", response: .failure(.connectionReset), clientTimeout: 10,
-            curl: "56", urllib: "ConnectionResetError", urlSession: "networkConnectionLost", asyncHTTPClient: "IOError"),
+            curl: "56", urllib: "ConnectionResetError", urlSession: "networkConnectionLost", asyncHTTPClient: "IOError",
+            wireH2: "RST_STREAM (INTERNAL_ERROR) before HEADERS", curlH2: "92", httpxH2: "httpx.RemoteProtocolError"),
         Row(name: "`empty-response`", wire: "FIN before any byte", response: .failure(.emptyResponse), clientTimeout: 10,
-            curl: "52", urllib: "http.client.RemoteDisconnected", urlSession: "badServerResponse", asyncHTTPClient: "HTTPClientError"),
+            curl: "52", urllib: "http.client.RemoteDisconnected", urlSession: "badServerResponse", asyncHTTPClient: "HTTPClientError",
+            wireH2: "RST_STREAM (NO_ERROR) before HEADERS", curlH2: "92", httpxH2: "httpx.RemoteProtocolError"),
         Row(name: "`malformed-chunk`", wire: "200 with `Transfer-Encoding: chunked`, an invalid chunk-size line, FIN", response: .failure(.malformedChunk), clientTimeout: 10,
-            curl: "56", urllib: "http.client.IncompleteRead", urlSession: "unknown", asyncHTTPClient: "HTTPParserError"),
+            curl: "56", urllib: "http.client.IncompleteRead", urlSession: "unknown", asyncHTTPClient: "HTTPParserError",
+            wireH2: "200 with `content-length: 16`, 43 bytes of DATA, END_STREAM", curlH2: "92", httpxH2: "httpx.LocalProtocolError"),
         Row(name: "`random-data-then-close`", wire: "256 random bytes (first 0xFF), FIN", response: .failure(.randomDataThenClose), clientTimeout: 10,
-            curl: "1", urllib: "http.client.BadStatusLine", urlSession: "unsupportedURL", asyncHTTPClient: "HTTPParserError"),
+            curl: "1", urllib: "http.client.BadStatusLine", urlSession: "unsupportedURL", asyncHTTPClient: "HTTPParserError",
+            wireH2: "256 random bytes (first 0xFF) below the framing, FIN", curlH2: "52", httpxH2: "httpx.RemoteProtocolError"),
         Row(name: "`truncateAfter: 1000`", wire: "200, `Content-Length: 10000`, 1,000 body bytes, FIN", response: .data(Data(count: 10_000)).truncated(after: 1_000), clientTimeout: 10,
-            curl: "18", urllib: "http.client.IncompleteRead", urlSession: "unknown", asyncHTTPClient: "HTTPParserError"),
+            curl: "18", urllib: "http.client.IncompleteRead", urlSession: "unknown", asyncHTTPClient: "HTTPParserError",
+            wireH2: "200, `content-length: 10000`, 1,000 bytes of DATA, RST_STREAM (INTERNAL_ERROR)", curlH2: "92", httpxH2: "httpx.RemoteProtocolError"),
         Row(name: "`no-response`", wire: "the request is read, nothing is sent; the client's 1 s timeout ends it", response: .failure(.noResponse), clientTimeout: 1,
-            curl: "28", urllib: "TimeoutError", urlSession: "timedOut", asyncHTTPClient: "HTTPClientError"),
+            curl: "28", urllib: "TimeoutError", urlSession: "timedOut", asyncHTTPClient: "HTTPClientError",
+            wireH2: "the stream is held; the client's 1 s timeout ends it", curlH2: "28", httpxH2: "httpx.ReadTimeout"),
+        Row(name: "`goaway`", wire: "200 with `Connection: close`, FIN", response: .failure(.goaway), clientTimeout: 10,
+            curl: "0", urllib: "ok", urlSession: "ok", asyncHTTPClient: "ok",
+            wireH2: "the stream's 200, GOAWAY, FIN once the streams in flight are done", curlH2: "0", httpxH2: "ok"),
         Row(name: "`delay: 200ms`", wire: "the whole response, 200 ms late", response: .data(Data(count: 1_000)).delayed(by: .milliseconds(200)), clientTimeout: 10,
-            curl: "0", urllib: "ok", urlSession: "ok", asyncHTTPClient: "ok"),
+            curl: "0", urllib: "ok", urlSession: "ok", asyncHTTPClient: "ok",
+            wireH2: "the same", curlH2: "0", httpxH2: "ok"),
         Row(name: "`bandwidth: 200KB/s`", wire: "20,000 bytes paced over ~0.1 s", response: .data(Data(count: 20_000)).throttled(to: .bytesPerSecond(200_000)), clientTimeout: 10,
-            curl: "0", urllib: "ok", urlSession: "ok", asyncHTTPClient: "ok"),
+            curl: "0", urllib: "ok", urlSession: "ok", asyncHTTPClient: "ok",
+            wireH2: "the same", curlH2: "0", httpxH2: "ok"),
     ]
 
     func testEveryFaultFailsEveryClientAsDocumentedInDocsFaults() async throws {
@@ -52,7 +70,7 @@ final class ClientFaultTableTests: XCTestCase {
             stubs.stub(.path("/fault/\(index)"), named: "fault-\(index)", response: row.response)
         }
         let python = packageRoot.appendingPathComponent(".venv/bin/python").path
-        var observed: [[String]] = []
+        var observed: [[String]] = [], observedH2: [[String]] = []
         try await withServer(stubs) { server in
             let client = HTTPClient(eventLoopGroupProvider: .singleton)
             do {
@@ -73,6 +91,17 @@ final class ClientFaultTableTests: XCTestCase {
                         }
                     }
                     observed.append([row.name, row.wire] + outcomes.map(\.1.cell))
+
+                    let curlH2Result = try Self.curlOutcome(url, timeout: row.clientTimeout, http2: true)
+                    let httpxResult = try Self.httpxOutcome(url, timeout: row.clientTimeout, python: python)
+                    let outcomesH2 = [("curl --http2-prior-knowledge", curlH2Result, row.curlH2), ("httpx (HTTP/2)", httpxResult, row.httpxH2)]
+                    for (client, outcome, expected) in outcomesH2 {
+                        XCTAssertEqual(outcome.kind, expected, "\(row.name) with \(client): \(outcome.detail)")
+                        if !row.succeedsOnHTTP2 {
+                            XCTAssertFalse(outcome.kind == "ok" || outcome.kind == "0", "\(row.name) with \(client) succeeded")
+                        }
+                    }
+                    observedH2.append([row.name, row.wireH2] + outcomesH2.map(\.1.cell))
                 }
             } catch {
                 try await client.shutdown()
@@ -80,7 +109,7 @@ final class ClientFaultTableTests: XCTestCase {
             }
             try await client.shutdown()
         }
-        let markdown = Self.document(observed)
+        let markdown = Self.document(observed, http2: observedH2)
         let file = packageRoot.appendingPathComponent("docs/faults.md")
         if ProcessInfo.processInfo.environment["UNDERSTUDY_UPDATE_DOCS"] == "1" {
             try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -102,8 +131,8 @@ final class ClientFaultTableTests: XCTestCase {
         var cell: String { kind == detail ? "`\(kind)`" : "`\(kind)`: \(detail)" }
     }
 
-    static func curlOutcome(_ url: String, timeout: Int) throws -> Outcome {
-        let result = try curl(["--output", "/dev/null", url], maxTime: timeout)
+    static func curlOutcome(_ url: String, timeout: Int, http2: Bool = false) throws -> Outcome {
+        let result = try curl((http2 ? ["--http2-prior-knowledge"] : []) + ["--output", "/dev/null", url], maxTime: timeout)
         if result.status == 0 { return Outcome(kind: "0", detail: "0") }
         let message = result.stderr.trimmingCharacters(in: .whitespacesAndNewlines)
             .replacingOccurrences(of: #"after \d+ milliseconds"#, with: "after N milliseconds", options: .regularExpression)
@@ -134,6 +163,32 @@ final class ClientFaultTableTests: XCTestCase {
 
     static func urllibOutcome(_ url: String, timeout: Int, python: String) throws -> Outcome {
         let result = try UnderstudyServerTests.run("timeout", ["-s", "KILL", String(timeout + 10), python, "-c", urllibScript, url, String(timeout)])
+        let line = result.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard result.status == 0, !line.isEmpty else {
+            return Outcome(kind: "python failed (\(result.status))", detail: result.stderr)
+        }
+        let parts = line.split(separator: "\t", maxSplits: 1).map(String.init)
+        return Outcome(kind: parts[0], detail: parts.count > 1 ? parts[1] : parts[0])
+    }
+
+    /// httpx's outcome over HTTP/2 with prior knowledge: `ok` or the exception's class and
+    /// message (digits of a frame length read from random bytes are left out).
+    static let httpxScript = #"""
+        import re, sys, httpx
+        url, timeout = sys.argv[1], float(sys.argv[2])
+        def name(e):
+            module = type(e).__module__
+            return type(e).__qualname__ if module == "builtins" else module + "." + type(e).__qualname__
+        try:
+            with httpx.Client(http1=False, http2=True, timeout=timeout) as client:
+                client.get(url).read()
+                print("ok")
+        except Exception as e:
+            print(name(e) + "\t" + re.sub(r"\d{5,}", "N", str(e)).replace("\n", " "))
+        """#
+
+    static func httpxOutcome(_ url: String, timeout: Int, python: String) throws -> Outcome {
+        let result = try UnderstudyServerTests.run("timeout", ["-s", "KILL", String(timeout + 10), python, "-c", httpxScript, url, String(timeout)])
         let line = result.text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard result.status == 0, !line.isEmpty else {
             return Outcome(kind: "python failed (\(result.status))", detail: result.stderr)
@@ -184,7 +239,7 @@ final class ClientFaultTableTests: XCTestCase {
 
     // MARK: - The document
 
-    static func document(_ rows: [[String]]) -> String {
+    static func document(_ rows: [[String]], http2: [[String]]) -> String {
         var text = """
             # Faults, as independent clients see them
 
@@ -196,18 +251,38 @@ final class ClientFaultTableTests: XCTestCase {
             exception Python's `urllib.request.urlopen` (or the response's `read()`) raised, the
             `URLError.Code` of swift-corelibs-foundation's URLSession (libcurl underneath, so vaguer
             than Apple's), and the Swift type of AsyncHTTPClient's error; then what the client said.
-            Every fault fails every client; `delay` and `bandwidth` are there for completeness and
-            succeed. In-process (`URLSession(configuration: .stubbed(by:))`) faults fail with the codes
-            in the README's fault table instead.
+            Every fault fails every client but `goaway`, which ends the connection gracefully after
+            its answer; `delay` and `bandwidth` are there for completeness and succeed. In-process
+            (`URLSession(configuration: .stubbed(by:))`) faults fail with the codes in the README's
+            fault table instead.
 
 
             """
         text += "| fault | on the wire | curl | Python urllib | URLSession (Linux) | AsyncHTTPClient |\n"
         text += "| --- | --- | --- | --- | --- | --- |\n"
-        for row in rows {
-            text += "| " + row.map { $0.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ") }.joined(separator: " | ") + " |\n"
-        }
+        text += table(rows)
+        text += """
+
+            ## Over HTTP/2
+
+            The same stubs over HTTP/2 with prior knowledge (h2c) on the plain port, where a fault
+            acts on its own stream (SPEC section 10): curl `--http2-prior-knowledge` (its exit
+            code) and Python's httpx with `http1=False, http2=True` (the class of its exception).
+            AsyncHTTPClient is not in this table: it speaks HTTP/2 only after ALPN over TLS, never
+            with prior knowledge, and URLSession on Linux (libcurl) does not offer h2c either.
+
+
+            """
+        text += "| fault | on the wire (HTTP/2) | curl --http2-prior-knowledge | Python httpx (HTTP/2) |\n"
+        text += "| --- | --- | --- | --- |\n"
+        text += table(http2)
         return text
+    }
+
+    private static func table(_ rows: [[String]]) -> String {
+        rows.map { row in
+            "| " + row.map { $0.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ") }.joined(separator: " | ") + " |\n"
+        }.joined()
     }
 
     /// The lines only in one of the two texts, marked `-` (committed) and `+` (generated).

@@ -40,7 +40,7 @@ final class HTTPSServerTests: XCTestCase {
         XCTAssertEqual(httpsURL.scheme, "https")
         XCTAssertEqual(httpsURL.port, server.tlsPort)
 
-        let result = try curl(["--cacert", caFile, "-D", "-", "\(httpsURL.absoluteString)/cat.png"])
+        let result = try curl(["--http1.1", "--cacert", caFile, "-D", "-", "\(httpsURL.absoluteString)/cat.png"])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(result.text.hasPrefix("HTTP/1.1 200 OK\r\n"), result.text)
         XCTAssertTrue(result.text.contains("X-Understudy-Stub: https-cat\r\n"), result.text)
@@ -63,7 +63,7 @@ final class HTTPSServerTests: XCTestCase {
         let (server, caFile) = try await startServer(stubs)
         defer { Task { try? await server.stop() } }
 
-        let viaProxy = try curl(["--cacert", caFile, "-x", server.baseURL.absoluteString, "-D", "-", "https://img.example.com/dog.webp"])
+        let viaProxy = try curl(["--http1.1", "--cacert", caFile, "-x", server.baseURL.absoluteString, "-D", "-", "https://img.example.com/dog.webp"])
         XCTAssertEqual(viaProxy.status, 0, viaProxy.stderr)
         XCTAssertTrue(viaProxy.text.contains("HTTP/1.1 200 Connection Established\r\n\r\nHTTP/1.1 200 OK\r\n"), viaProxy.text)
         XCTAssertTrue(viaProxy.text.contains("X-Understudy-Stub: dog\r\n"), viaProxy.text)
@@ -89,6 +89,23 @@ final class HTTPSServerTests: XCTestCase {
         ])
         XCTAssertEqual(entries.map(\.stubName), ["dog", "dog", "https-cat", "dog"])
         XCTAssertTrue(entries.allSatisfy { $0.transport == .server })
+    }
+
+    func testALPNNegotiatesHTTP2OnTheTLSListenerAndInsideAnInterceptedTunnel() async throws {
+        let stubs = Self.stubs()
+        stubs.stub(.host("img.example.com") && .path("/dog.webp"), named: "dog", response: .text("woof"))
+        let (server, caFile) = try await startServer(stubs)
+        defer { Task { try? await server.stop() } }
+        let direct = try curl(["--http2", "--cacert", caFile, "-w", " %{http_version}", "\(server.httpsURL!.absoluteString)/cat.png"])
+        XCTAssertEqual(direct.text, "meow 2", direct.stderr)
+        let tunnelled = try curl(["--http2", "--cacert", caFile, "-x", server.baseURL.absoluteString, "-w", " %{http_version}", "https://img.example.com/dog.webp"])
+        XCTAssertEqual(tunnelled.text, "woof 2", tunnelled.stderr)
+        let http1 = try curl(["--http1.1", "--cacert", caFile, "-w", " %{http_version}", "\(server.httpsURL!.absoluteString)/cat.png"])
+        XCTAssertEqual(http1.text, "meow 1.1", http1.stderr)
+        XCTAssertEqual(stubs.journal.interactions.map(\.httpVersion), ["HTTP/2", "HTTP/2", "HTTP/1.1"])
+        XCTAssertEqual(stubs.journal.interactions.map(\.request.url.absoluteString), [
+            "https://127.0.0.1:\(server.tlsPort!)/cat.png", "https://img.example.com/dog.webp", "https://127.0.0.1:\(server.tlsPort!)/cat.png",
+        ])
     }
 
     func testAsyncHTTPClientTrustingExactlyTheCA() async throws {

@@ -81,20 +81,20 @@ final class RequestLogTests: XCTestCase {
     func testJSONLineIsTheAdminJournalEntry() throws {
         let log = RequestLog(format: .json, colored: true)
         XCTAssertEqual(log.line(for: entry(durationMs: 12.5)), """
-            {"durationMs":12.5,"id":7,"outcome":"completed",\
+            {"durationMs":12.5,"httpVersion":"HTTP/1.1","id":7,"outcome":"completed",\
             "request":{"bodySize":0,"headers":{"Accept":"image/webp"},"method":"GET","url":"http://img.example.com/a.webp"},\
             "response":{"bodySize":2048,"headers":{"Content-Type":"image/png"},"status":200},\
             "stub":"cat","time":"2023-11-14T22:13:20.500Z","transport":"server"}
             """)
         XCTAssertEqual(log.line(for: entry(stub: nil, status: nil, outcome: "fault", fault: "empty-response", durationMs: 3)), """
-            {"durationMs":3,"fault":"empty-response","id":7,"outcome":"fault",\
+            {"durationMs":3,"fault":"empty-response","httpVersion":"HTTP/1.1","id":7,"outcome":"fault",\
             "request":{"bodySize":0,"headers":{"Accept":"image/webp"},"method":"GET","url":"http://img.example.com/a.webp"},\
             "stub":null,"time":"2023-11-14T22:13:20.500Z","transport":"server"}
             """)
         var hop = entry(status: 500, outcome: "failed", error: "upstream said no", durationMs: 1)
         hop.redirectedFrom = 6
         XCTAssertEqual(log.line(for: hop), """
-            {"durationMs":1,"error":"upstream said no","id":7,"outcome":"failed","redirectedFrom":6,\
+            {"durationMs":1,"error":"upstream said no","httpVersion":"HTTP/1.1","id":7,"outcome":"failed","redirectedFrom":6,\
             "request":{"bodySize":0,"headers":{"Accept":"image/webp"},"method":"GET","url":"http://img.example.com/a.webp"},\
             "response":{"bodySize":2048,"headers":{"Content-Type":"image/png"},"status":500},\
             "stub":"cat","time":"2023-11-14T22:13:20.500Z","transport":"server"}

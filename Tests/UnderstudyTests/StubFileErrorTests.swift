@@ -177,7 +177,7 @@ final class StubFileErrorTests: XCTestCase {
 
     func testUnknownFault() throws {
         try assertIssues("a.yaml", "stubs:\n  - response:\n      fault: explode\n", [
-            "Stubs/a.yaml:3: stubs[0].response.fault: unknown fault 'explode'; expected one of connection-reset, empty-response, malformed-chunk, random-data-then-close, no-response",
+            "Stubs/a.yaml:3: stubs[0].response.fault: unknown fault 'explode'; expected one of connection-reset, empty-response, malformed-chunk, random-data-then-close, no-response, goaway",
         ])
     }
 
@@ -277,7 +277,7 @@ final class StubFileErrorTests: XCTestCase {
         try sandbox.write("notes.txt", "not a stub file")
         XCTAssertEqual(sandbox.issues(), [
             "Stubs/a.json:2: stubs[0].times: expected an integer >= 1, found integer -2",
-            "Stubs/b.yaml:2: stubs[0].response.fault: unknown fault 'boom'; expected one of connection-reset, empty-response, malformed-chunk, random-data-then-close, no-response",
+            "Stubs/b.yaml:2: stubs[0].response.fault: unknown fault 'boom'; expected one of connection-reset, empty-response, malformed-chunk, random-data-then-close, no-response, goaway",
             "Stubs/b.yaml:3: stubs[1].request.hots: unknown key 'hots'; expected one of method, scheme, host, path, pathPrefix, pathPattern, extension, query, headers, accepts, body",
         ])
     }

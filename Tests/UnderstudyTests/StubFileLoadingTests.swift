@@ -178,7 +178,7 @@ final class StubFileLoadingTests: XCTestCase {
 
         try sandbox.write("bad.yml", "stubs:\n  - response: { fault: nope }\n")
         XCTAssertThrowsError(try StubFileLoader.load(from: sandbox.relative("Stubs/bad.yml"))) { error in
-            XCTAssertEqual("\(error)", "Stubs/bad.yml:2: stubs[0].response.fault: unknown fault 'nope'; expected one of connection-reset, empty-response, malformed-chunk, random-data-then-close, no-response")
+            XCTAssertEqual("\(error)", "Stubs/bad.yml:2: stubs[0].response.fault: unknown fault 'nope'; expected one of connection-reset, empty-response, malformed-chunk, random-data-then-close, no-response, goaway")
         }
     }
 

@@ -88,6 +88,9 @@ public struct Interaction: Sendable, Identifiable, CustomStringConvertible {
     public internal(set) var timing: Timing
     /// The transport that carried it.
     public internal(set) var transport: Transport
+    /// The HTTP version it came over: `HTTP/1.1`, or `HTTP/2` for the server's HTTP/2 streams
+    /// (in-process requests are `HTTP/1.1`).
+    public internal(set) var httpVersion: String
     /// The interaction whose redirect led here, for redirect hops.
     public let redirectedFrom: Int?
     /// For unmatched requests, the nearest stubs and what differed.
@@ -112,6 +115,7 @@ public struct Interaction: Sendable, Identifiable, CustomStringConvertible {
         self.timing = Timing()
         self.nearMisses = []
         self.renderID = nil
+        self.httpVersion = "HTTP/1.1"
     }
 
     /// The fault injected, if any.
@@ -154,13 +158,17 @@ package struct InteractionResult: Sendable {
     package var timing: Interaction.Timing
     /// The shared rendering the response came from, if any.
     package var renderID: UInt64?
+    /// `HTTP/1.1` or `HTTP/2`, when the transport says (else the entry keeps what it opened with).
+    package var httpVersion: String?
 
     /// Creates a result.
     package init(
         stubName: String?, status: Int?, headers: HeaderFields = [:], bodyBytesSent: Int = 0,
         outcome: Interaction.Outcome, nearMisses: [NearMiss] = [], transport: Interaction.Transport? = nil,
-        responseBody: Data? = nil, timing: Interaction.Timing = Interaction.Timing(), renderID: UInt64? = nil
+        responseBody: Data? = nil, timing: Interaction.Timing = Interaction.Timing(), renderID: UInt64? = nil,
+        httpVersion: String? = nil
     ) {
+        self.httpVersion = httpVersion
         self.timing = timing
         self.renderID = renderID
         self.transport = transport

@@ -209,8 +209,9 @@ public final class Journal: Sendable {
     ///   - request: the request.
     ///   - transport: the transport carrying it.
     ///   - redirectedFrom: the entry whose redirect led here, for redirect hops.
-    package func open(_ request: StubRequest, transport: Interaction.Transport, redirectedFrom: Int? = nil) -> Int {
-        append(request, transport: transport, redirectedFrom: redirectedFrom, result: nil)
+    ///   - httpVersion: `HTTP/1.1` or `HTTP/2`, what the request came over.
+    package func open(_ request: StubRequest, transport: Interaction.Transport, redirectedFrom: Int? = nil, httpVersion: String = "HTTP/1.1") -> Int {
+        append(request, transport: transport, redirectedFrom: redirectedFrom, result: nil, isHTTP2: httpVersion == "HTTP/2")
     }
 
     /// Records a request together with how it ended, for a response delivered the moment its
@@ -228,7 +229,8 @@ public final class Journal: Sendable {
     }
 
     private func append(
-        _ request: StubRequest, transport: Interaction.Transport, redirectedFrom: Int?, startTime: Date? = nil, result: InteractionResult?
+        _ request: StubRequest, transport: Interaction.Transport, redirectedFrom: Int?, startTime: Date? = nil, result: InteractionResult?,
+        isHTTP2: Bool = false
     ) -> Int {
         let now = Date()
         let (id, ready, watchers) = state.withLock { state -> (Int, [CheckedContinuation<Void, any Error>], [CheckedContinuation<Int, Never>]) in
@@ -240,6 +242,7 @@ public final class Journal: Sendable {
             }
             var record = JournalRecord(request, transport: transport, redirectedFrom: redirectedFrom, startTime: startTime ?? now)
             record.shareHeaders(with: &state.recentHeaders)
+            record.isHTTP2 = isHTTP2
             if let result {
                 record.complete(with: result, keepingBody: state.keepsBodies, at: now)
             } else {

@@ -52,6 +52,8 @@ struct JournalRecord: Sendable {
     /// The scheme of an origin-form request whose authority is its `Host` header.
     private let originScheme: OriginScheme?
     var transport: Interaction.Transport
+    /// Whether it came over HTTP/2 (else HTTP/1.1).
+    var isHTTP2 = false
     private var extras: Extras?
 
     init(_ request: StubRequest, transport: Interaction.Transport, redirectedFrom: Int?, startTime: Date) {
@@ -103,6 +105,7 @@ struct JournalRecord: Sendable {
         bodyBytesSent = result.bodyBytesSent
         outcome = result.outcome
         if let transport = result.transport { self.transport = transport }
+        if let httpVersion = result.httpVersion { isHTTP2 = httpVersion == "HTTP/2" }
         durationNanoseconds = Int64(max(0, now.timeIntervalSinceReferenceDate - startTime) * 1e9)
         sendMicroseconds = Self.microseconds(result.timing.send)
         waitMicroseconds = Self.microseconds(result.timing.wait)
@@ -128,6 +131,7 @@ struct JournalRecord: Sendable {
         interaction.timing = Interaction.Timing(send: send, wait: wait, receive: max(.zero, interaction.duration - send - wait))
         interaction.nearMisses = extras?.nearMisses ?? []
         interaction.renderID = renderID == 0 ? nil : renderID
+        interaction.httpVersion = isHTTP2 ? "HTTP/2" : "HTTP/1.1"
         return interaction
     }
 

@@ -81,7 +81,8 @@ package struct StubAnswer: Sendable {
             transport: transport,
             responseBody: delivery.bodyBytesSent > 0 ? response.body.prefix(delivery.bodyBytesSent) : nil,
             timing: delivery.timing,
-            renderID: response.renderID
+            renderID: response.renderID,
+            httpVersion: delivery.httpVersion
         )
     }
 }
@@ -108,8 +109,13 @@ package struct DeliveryReport: Sendable {
     package var ending: Ending
     /// When the phases happened, for HAR timings.
     package var timing: Interaction.Timing
+    /// `HTTP/1.1` or `HTTP/2`: what the exchange went over.
+    package var httpVersion: String
 
-    package init(headSent: Bool, bodyBytesSent: Int, ending: Ending, timing: Interaction.Timing = Interaction.Timing()) {
+    package init(
+        headSent: Bool, bodyBytesSent: Int, ending: Ending, timing: Interaction.Timing = Interaction.Timing(), httpVersion: String = "HTTP/1.1"
+    ) {
+        self.httpVersion = httpVersion
         self.headSent = headSent
         self.bodyBytesSent = bodyBytesSent
         self.ending = ending

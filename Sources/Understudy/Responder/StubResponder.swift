@@ -155,8 +155,8 @@ package struct StubResponder: Sendable {
 
     /// Records a request's arrival, for answers that take time: it is in the journal (in
     /// flight) while it waits. Returns the entry's id, for ``close(_:request:startTime:answer:report:)``.
-    package func open(_ request: StubRequest, redirectedFrom: Int? = nil) -> Int {
-        registry.journal.open(request, transport: transport, redirectedFrom: redirectedFrom)
+    package func open(_ request: StubRequest, redirectedFrom: Int? = nil, httpVersion: String = "HTTP/1.1") -> Int {
+        registry.journal.open(request, transport: transport, redirectedFrom: redirectedFrom, httpVersion: httpVersion)
     }
 
     /// Records how `answer`'s delivery ended: completes entry `id`, or with `id` `nil` records

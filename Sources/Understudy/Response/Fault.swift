@@ -18,9 +18,15 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
     case noResponse
     /// In-process only: fail with exactly this code (the server answers it as a reset).
     case urlError(URLError.Code)
+    /// The connection ends gracefully after this answer: on HTTP/2 a GOAWAY naming the streams
+    /// in flight, which finish, then a close; on HTTP/1.1 the stub's status and headers with
+    /// `Connection: close`, then a close. In-process, where there is no connection to lose:
+    /// `URLError(.networkConnectionLost)`, what URLSession reports when a connection it was
+    /// using goes away.
+    case goaway
 
     /// The fault names stub files use, in the order error messages list them.
-    public static let fileNames = ["connection-reset", "empty-response", "malformed-chunk", "random-data-then-close", "no-response"]
+    public static let fileNames = ["connection-reset", "empty-response", "malformed-chunk", "random-data-then-close", "no-response", "goaway"]
 
     /// Parses a stub-file name such as `connection-reset`.
     public init?(fileName: String) {
@@ -30,6 +36,7 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
         case "malformed-chunk": self = .malformedChunk
         case "random-data-then-close": self = .randomDataThenClose
         case "no-response": self = .noResponse
+        case "goaway": self = .goaway
         default: return nil
         }
     }
@@ -42,6 +49,7 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
         case .malformedChunk: return "malformed-chunk"
         case .randomDataThenClose: return "random-data-then-close"
         case .noResponse: return "no-response"
+        case .goaway: return "goaway"
         case .urlError(let code): return "url-error(\(code.rawValue))"
         }
     }
@@ -49,7 +57,7 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
     /// The `URLError` code a URLSession client sees for this fault in-process.
     public var urlErrorCode: URLError.Code {
         switch self {
-        case .connectionReset: return .networkConnectionLost
+        case .connectionReset, .goaway: return .networkConnectionLost
         case .emptyResponse: return .badServerResponse
         case .malformedChunk, .randomDataThenClose: return .cannotParseResponse
         case .noResponse: return .timedOut

@@ -16,6 +16,7 @@ import Understudy
 ///   `cancelled` (the client went away), `unmatched` (no stub; `response` is the 404 when one
 ///   was sent) or `failed` (then `error` says why: unreadable file, throwing closure, upstream).
 /// - `redirectedFrom` is present only for redirect hops.
+/// - `httpVersion` is `HTTP/1.1` or `HTTP/2`, what the request came over.
 /// - Header objects have their names sorted; repeated names are joined with `", "`.
 package struct JournalEntry: Sendable, Hashable, Codable {
     /// The request as it arrived.
@@ -77,6 +78,8 @@ package struct JournalEntry: Sendable, Hashable, Codable {
     package var transport: String
     /// The entry whose redirect led here.
     package var redirectedFrom: Int?
+    /// `HTTP/1.1` or `HTTP/2`.
+    package var httpVersion: String
     /// Bytes each way, when `outcome` is `tunnelled`.
     package var tunnel: Tunnel?
 
@@ -91,8 +94,10 @@ package struct JournalEntry: Sendable, Hashable, Codable {
     /// Creates an entry from its parts (tests and tools; transports use ``init(_:)``).
     package init(
         id: Int, time: Date, request: Request, stub: String?, response: Response?, outcome: String,
-        fault: String? = nil, error: String? = nil, durationMs: Double, transport: String, redirectedFrom: Int? = nil
+        fault: String? = nil, error: String? = nil, durationMs: Double, transport: String, redirectedFrom: Int? = nil,
+        httpVersion: String = "HTTP/1.1"
     ) {
+        self.httpVersion = httpVersion
         self.id = id
         self.time = time
         self.request = request
@@ -140,10 +145,11 @@ package struct JournalEntry: Sendable, Hashable, Codable {
         self.durationMs = Double(microseconds) / 1000
         self.transport = interaction.transport.rawValue
         self.redirectedFrom = interaction.redirectedFrom
+        self.httpVersion = interaction.httpVersion
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, time, request, stub, response, outcome, fault, error, durationMs, transport, redirectedFrom, tunnel
+        case id, time, request, stub, response, outcome, fault, error, durationMs, transport, redirectedFrom, tunnel, httpVersion
     }
 
     package init(from decoder: any Decoder) throws {
@@ -166,6 +172,7 @@ package struct JournalEntry: Sendable, Hashable, Codable {
         transport = try container.decode(String.self, forKey: .transport)
         redirectedFrom = try container.decodeIfPresent(Int.self, forKey: .redirectedFrom)
         tunnel = try container.decodeIfPresent(Tunnel.self, forKey: .tunnel)
+        httpVersion = try container.decodeIfPresent(String.self, forKey: .httpVersion) ?? "HTTP/1.1"
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -183,6 +190,7 @@ package struct JournalEntry: Sendable, Hashable, Codable {
         try container.encode(transport, forKey: .transport)
         try container.encodeIfPresent(redirectedFrom, forKey: .redirectedFrom)
         try container.encodeIfPresent(tunnel, forKey: .tunnel)
+        try container.encode(httpVersion, forKey: .httpVersion)
     }
 
     /// `2025-01-02T03:04:05.678Z`.

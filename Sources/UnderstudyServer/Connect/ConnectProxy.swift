@@ -61,7 +61,9 @@ enum ConnectProxy {
         channel.writeAndFlush(ByteBuffer(string: established), promise: nil)
         let authority = port == 443 ? host : "\(host.contains(":") ? "[\(host)]" : host):\(port)"
         try tls.addTLS(to: channel.pipeline.syncOperations, defaultHost: host, position: .first)
-        try ServerPipeline.configureHTTP1(channel, shared: shared, origin: ConnectionOrigin(scheme: "https", authority: { authority }))
+        try ServerPipeline.configureNegotiated(
+            channel, shared: shared, origin: ConnectionOrigin(scheme: "https", authority: { authority }), authority: authority
+        )
         channel.read()
     }
 

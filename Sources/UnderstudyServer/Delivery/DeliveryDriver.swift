@@ -51,7 +51,7 @@ final class DeliveryDriver {
             case .wait(let duration):
                 if journalID == nil {
                     // Visible in the journal while it waits, like any request in flight.
-                    journalID = responder.open(request)
+                    journalID = responder.open(request, httpVersion: writer.httpVersion)
                 }
                 writer.flush()
                 let driver = NIOLoopBound(self, eventLoop: writer.eventLoop)
@@ -63,7 +63,10 @@ final class DeliveryDriver {
             case .fail(let fault):
                 // Journaled first (the fault may close the connection, which would cancel it), and
                 // at once also when the fault holds the exchange (the client gives up later).
-                close(.fault(fault), headSent: false)
+                // `goaway` answers first and ends the connection after (see ``Fault/goaway``).
+                let answers = fault == .goaway
+                if answers { bodyBytesSent = answer.response.body.count }
+                close(.fault(fault), headSent: answers)
                 _ = writer.perform(fault)
                 return
             case .sendHead:
@@ -124,7 +127,7 @@ final class DeliveryDriver {
         } else {
             timing.wait = (now - arrival.endTime).duration
         }
-        let report = DeliveryReport(headSent: headSent, bodyBytesSent: bodyBytesSent, ending: ending, timing: timing)
+        let report = DeliveryReport(headSent: headSent, bodyBytesSent: bodyBytesSent, ending: ending, timing: timing, httpVersion: writer.httpVersion)
         responder.close(journalID, request: request, startTime: arrival.start, answer: answer, report: report)
     }
 }

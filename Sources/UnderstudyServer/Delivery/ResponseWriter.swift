@@ -6,6 +6,8 @@ import Understudy
 protocol ResponseWriter: AnyObject {
     /// The loop the writer lives on; the driver's timers run there.
     var eventLoop: any EventLoop { get }
+    /// `HTTP/1.1` or `HTTP/2`, for the journal (HTTP/1.1 by default).
+    var httpVersion: String { get }
     /// Sends the status line (or HEADERS) of the response being delivered.
     func writeHead()
     /// Sends these bytes of its body.
@@ -20,4 +22,9 @@ protocol ResponseWriter: AnyObject {
     /// - Returns: `true` when the exchange is held open (``Fault/noResponse``), `false` when
     ///   the fault ended it.
     func perform(_ fault: Fault) -> Bool
+}
+
+extension ResponseWriter {
+    /// What the journal records the exchange as: `HTTP/1.1` unless the writer says otherwise.
+    var httpVersion: String { "HTTP/1.1" }
 }

@@ -98,6 +98,12 @@ final class HTTP1ResponseWriter: ResponseWriter {
                 }
             case .hold:
                 held = true
+            case .writeResponseClosing:
+                closing = true
+                writeHead()
+                // A fault stub's body is empty; anything else is sent whole.
+                if let wire, wire.body.readableBytes > 0 { writeBody(0..<wire.body.readableBytes) }
+                context.flush()
             }
         }
         return held

@@ -10,7 +10,8 @@ import Understudy
 /// if let line = log.line(for: interaction) { print(line) }
 /// ```
 ///
-/// Text lines read `METHOD URL -> ANSWER RESULT DURATIONms`, where ANSWER is `stub "name"` or
+/// Text lines read `METHOD URL -> ANSWER RESULT DURATIONms` (`METHOD URL HTTP/2 -> ...` for a
+/// request that came over HTTP/2), where ANSWER is `stub "name"` or
 /// `unmatched`, and RESULT is the status (`200`), `fault NAME`, `STATUS truncated`,
 /// `STATUS cancelled` (or `cancelled` before any head), `STATUS failed: message`, or
 /// `in flight`. Coloured, the result is green for 2xx, cyan for 3xx, yellow for 4xx and red for
@@ -98,7 +99,8 @@ package struct RequestLog: Sendable {
         }
         let answer = entry.stub.map { "stub \"\($0)\"" } ?? paint("unmatched", .red)
         let milliseconds = Int(entry.durationMs.rounded())
-        return "\(entry.request.method) \(entry.request.url) -> \(answer) \(paint(result, color)) \(milliseconds)ms"
+        let version = entry.httpVersion == "HTTP/1.1" ? "" : " " + entry.httpVersion
+        return "\(entry.request.method) \(entry.request.url)\(version) -> \(answer) \(paint(result, color)) \(milliseconds)ms"
     }
 
     private enum Color: String {

@@ -17,7 +17,11 @@ final class LazyTLS: Sendable {
     private let registry: StubRegistry
     private let made = LockedState<Result<Made, any Error>?>(nil)
 
-    init(_ source: StubServer.TLS, registry: StubRegistry) {
+    /// Whether ALPN offers `h2` before `http/1.1`.
+    private let http2: Bool
+
+    init(_ source: StubServer.TLS, registry: StubRegistry, http2: Bool) {
+        self.http2 = http2
         self.source = source
         self.registry = registry
     }
@@ -30,7 +34,8 @@ final class LazyTLS: Sendable {
                 let identity = try source.identity()
                 let authority: CertificateAuthority?
                 if case .localCA(let ca) = identity { authority = ca } else { authority = nil }
-                return Made(provider: try TLSContextProvider(identity: identity, registry: registry), authority: authority)
+                let protocols = http2 ? ["h2", "http/1.1"] : ["http/1.1"]
+                return Made(provider: try TLSContextProvider(identity: identity, registry: registry, applicationProtocols: protocols), authority: authority)
             }
             made = result
             return try result.get()

@@ -1,0 +1,32 @@
+import Foundation
+internal import NIOHPACK
+import Understudy
+
+/// Response heads as HTTP/2 header blocks, by RFC 9113's rules: `:status` first, names in
+/// lowercase, no connection-specific fields (`Connection`, the fields it names, `Keep-Alive`,
+/// `Proxy-Connection`, `Transfer-Encoding`, `Upgrade`), and no `Content-Length` on the
+/// statuses that have no body (1xx, 204, 304). Everything else, `Content-Length`, `ETag` and
+/// `Vary` among them, goes as it is.
+enum HTTP2HeaderBlock {
+    /// Names a response on HTTP/2 must not carry.
+    static let connectionSpecific: Set<String> = ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade"]
+
+    static func response(status: Int, headers: HeaderFields) -> HPACKHeaders {
+        let hasNoBody = status == 204 || status == 304 || (100...199).contains(status)
+        var dropped = connectionSpecific
+        for value in headers.values(for: "Connection") {
+            for name in value.split(separator: ",") {
+                dropped.insert(name.trimmingCharacters(in: .whitespaces).lowercased())
+            }
+        }
+        var block = HPACKHeaders()
+        block.reserveCapacity(headers.count + 1)
+        block.add(name: ":status", value: String(status))
+        for field in headers {
+            let name = field.name.lowercased()
+            if dropped.contains(name) || (hasNoBody && name == "content-length") { continue }
+            block.add(name: name, value: field.value)
+        }
+        return block
+    }
+}

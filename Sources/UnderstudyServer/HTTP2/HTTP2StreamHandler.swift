@@ -1,0 +1,212 @@
+import Foundation
+internal import NIOCore
+internal import NIOHPACK
+internal import NIOHTTP1
+internal import NIOHTTP2
+import Understudy
+
+/// Answers one HTTP/2 stream, last in its pipeline behind NIO's HTTP/2-to-HTTP/1 codec (which
+/// makes `:authority` the `Host` the stubs match on): it assembles the request (413 over the
+/// body limit, as on HTTP/1.1), sends `/__admin/` to the ``AdminAPI``, and answers everything
+/// else with the server's ``StubResponder`` and a ``DeliveryDriver`` writing through an
+/// ``HTTP2ResponseWriter``, the same decisions, plans and journal as HTTP/1.1.
+final class HTTP2StreamHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+
+    private enum State {
+        case awaitingHead
+        case receiving(HTTPRequestHead, ByteBuffer?, start: Date, headTime: NIODeadline)
+        /// Answered or being answered; anything more the client sends is dropped.
+        case answering
+    }
+
+    private let connection: HTTP2Connection
+    private let port: HTTP2FramePort
+    private let responder: StubResponder
+    private var state = State.awaitingHead
+    private var context: ChannelHandlerContext?
+    private var writer: HTTP2ResponseWriter?
+    private var driver: DeliveryDriver?
+
+    init(connection: HTTP2Connection, port: HTTP2FramePort) {
+        self.connection = connection
+        self.port = port
+        self.responder = connection.shared.responder
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        writer = HTTP2ResponseWriter(port: port, connection: connection, eventLoop: context.eventLoop)
+        connection.streamOpened(try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID))
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+        writer = nil
+        connection.streamClosed()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        driver?.cancel()
+        driver = nil
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if case .answering = state {
+            // The client reset the stream or the connection failed: the driver hears of it in channelInactive.
+            return
+        }
+        // A request NIO could not take as HTTP (no :path, a bad header): a malformed request is
+        // a stream error (RFC 9113 section 8.1.1).
+        state = .answering
+        port.reset(.protocolError)
+    }
+
+    // MARK: - The request
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let maxBodySize = connection.shared.configuration.maxBodySize
+        switch unwrapInboundIn(data) {
+        case .head(var head):
+            guard case .awaitingHead = state else { return }
+            // The codec adds it for a request body of unknown length; an HTTP/2 request cannot carry it.
+            head.headers.remove(name: "transfer-encoding")
+            state = .receiving(head, nil, start: Date(), headTime: context.eventLoop.now)
+            if let length = head.headers.first(name: "content-length").flatMap(Int.init), length > maxBodySize {
+                refuse(413, "request body over the limit of \(maxBodySize) bytes", context: context)
+            }
+        case .body(var chunk):
+            guard case .receiving(let head, var body, let start, let headTime) = state else { return }
+            if (body?.readableBytes ?? 0) + chunk.readableBytes > maxBodySize {
+                return refuse(413, "request body over the limit of \(maxBodySize) bytes", context: context)
+            }
+            if body == nil {
+                body = chunk
+            } else {
+                body!.writeBuffer(&chunk)
+            }
+            state = .receiving(head, body, start: start, headTime: headTime)
+        case .end:
+            guard case .receiving(let head, let body, let start, let headTime) = state else { return }
+            state = .answering
+            if let declared = head.headers.first(name: "content-length").flatMap(Int.init), declared != (body?.readableBytes ?? 0) {
+                // NIO's check is off for the connection (see ServerPipeline.configureHTTP2): a
+                // body that is not the length declared is malformed (RFC 9113 section 8.1.1).
+                return port.reset(.protocolError)
+            }
+            let arrival = ServerRequest.Arrival(start: start, headTime: headTime, endTime: context.eventLoop.now)
+            if head.uri.utf8.starts(with: "/__admin".utf8), AdminAPI.isAdminPath(String(head.uri.prefix { $0 != "?" })) {
+                return answerAdmin(head, body: body, context: context)
+            }
+            answer(head, body: body, arrival: arrival, context: context)
+        }
+    }
+
+    /// Answers the request in hand with `status` before it is whole, journaled as a refusal.
+    private func refuse(_ status: Int, _ message: String, context: ChannelHandlerContext) {
+        guard case .receiving(let head, _, let start, let headTime) = state else { return }
+        state = .answering
+        let request = StubRequest(head: head, body: nil, scheme: connection.scheme, listener: connection.listener)
+        let arrival = ServerRequest.Arrival(start: start, headTime: headTime, endTime: context.eventLoop.now)
+        deliver(.refused(status: status, message), request: request, method: head.method.rawValue, arrival: arrival, requestWhole: false)
+    }
+
+    // MARK: - Stubs
+
+    private func answer(_ head: HTTPRequestHead, body: ByteBuffer?, arrival: ServerRequest.Arrival, context: ChannelHandlerContext) {
+        let method = head.method.rawValue
+        if body == nil, let last = connection.repeatable, Self.isRepeat(head, of: last.head),
+           let answer = responder.answerAgain(last.match, for: last.request) {
+            return deliver(answer, request: last.request, method: method, arrival: arrival)
+        }
+        connection.repeatable = nil
+        let request = StubRequest(head: head, body: body, scheme: connection.scheme, listener: connection.listener)
+        var repeatableMatch: StubRegistry.RepeatableMatch?
+        switch responder.decide(request, repeatable: &repeatableMatch) {
+        case .answer(let answer):
+            if let repeatableMatch {
+                connection.repeatable = HTTP2Connection.Repeatable(head: head, request: request, match: repeatableMatch)
+            }
+            deliver(answer, request: request, method: method, arrival: arrival)
+        case .pending(let pending):
+            // In the journal (in flight) while the closure, codec or upstream works.
+            let id = responder.open(request, httpVersion: "HTTP/2")
+            let responder = self.responder
+            let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+            let promise = context.eventLoop.makePromise(of: StubAnswer.self)
+            promise.completeWithTask { await responder.answer(pending) }
+            promise.futureResult.whenSuccess { answer in
+                guard handler.value.context != nil else {
+                    // The stream went away while the stub was thinking.
+                    responder.close(id, request: request, startTime: arrival.start, answer: answer,
+                                    report: DeliveryReport(headSent: false, bodyBytesSent: 0, ending: .cancelled, httpVersion: "HTTP/2"))
+                    return
+                }
+                handler.value.deliver(answer, request: request, method: method, arrival: arrival, journalID: id)
+            }
+        }
+    }
+
+    /// Whether `head` asks exactly what `last` did, so the request built from it would be the same.
+    private static func isRepeat(_ head: HTTPRequestHead, of last: HTTPRequestHead) -> Bool {
+        guard head.method == last.method, head.uri == last.uri, head.headers.count == last.headers.count else { return false }
+        return zip(head.headers, last.headers).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+    }
+
+    private func deliver(
+        _ answer: StubAnswer, request: StubRequest, method: String, arrival: ServerRequest.Arrival, journalID: Int? = nil,
+        requestWhole: Bool = true
+    ) {
+        guard let context, let writer else { return }
+        var answer = answer
+        let wire: WireResponse
+        do {
+            wire = try connection.wireResponses.response(for: answer.response, allocator: context.channel.allocator)
+        } catch {
+            let message = "stub \"\(answer.response.stubName ?? "")\" cannot be sent: \(error.message)"
+            answer = StubAnswer(response: .text(status: 500, message + "\n"), kind: .failed(message))
+            wire = try! WireResponse(answer.response, allocator: context.channel.allocator)
+        }
+        writer.prepare(wire, headers: connection.headerBlock(for: answer.response), resetAfterEnd: !requestWhole)
+        let driver = DeliveryDriver(
+            answer: answer, request: request, method: method, arrival: arrival, journalID: journalID, responder: responder, writer: writer
+        )
+        self.driver = driver
+        driver.run()
+    }
+
+    // MARK: - Admin API
+
+    private func answerAdmin(_ head: HTTPRequestHead, body: ByteBuffer?, context: ChannelHandlerContext) {
+        var headers = HeaderFields()
+        for header in head.headers {
+            headers.add(name: header.name, value: header.value)
+        }
+        let request = AdminRequest(
+            method: head.method.rawValue, target: head.uri, headers: headers, body: body.map { Data($0.readableBytesView) } ?? Data()
+        )
+        let admin = connection.shared.admin
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let promise = context.eventLoop.makePromise(of: AdminResponse.self)
+        promise.completeWithTask { await admin.handle(request) }
+        let sendsBody = head.method != .HEAD
+        promise.futureResult.whenSuccess { response in
+            guard handler.value.context != nil else { return }
+            handler.value.writeAdmin(response, sendsBody: sendsBody)
+        }
+    }
+
+    private func writeAdmin(_ response: AdminResponse, sendsBody: Bool) {
+        var prepared = PreparedResponse(status: response.status, headers: response.headers, body: response.body)
+        if let problem = response.headers.lazy.compactMap({ WireResponse.problem(name: $0.name, value: $0.value) }).first {
+            prepared = .text(status: 500, "admin response cannot be sent: \(problem)\n")
+        }
+        let body = sendsBody && !prepared.body.isEmpty ? ByteBuffer(bytes: prepared.body) : nil
+        port.write(.headers(.init(headers: HTTP2HeaderBlock.response(status: prepared.status, headers: prepared.headers), endStream: body == nil)))
+        if let body {
+            port.write(.data(.init(data: .byteBuffer(body), endStream: true)))
+        }
+        port.flush()
+    }
+}

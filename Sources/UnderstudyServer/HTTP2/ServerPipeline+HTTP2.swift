@@ -1,0 +1,83 @@
+internal import NIOCore
+internal import NIOHTTP1
+internal import NIOHTTP2
+internal import NIOTLS
+
+extension ServerPipeline {
+    /// Sets up a connection to the plain port: HTTP/1.1, or with ``StubServer/Configuration/http2``
+    /// an ``HTTPVersionSniffer`` in front that chooses between h2c and HTTP/1.1 by the first bytes.
+    static func configurePlain(_ channel: any Channel, shared: ServerShared) throws {
+        guard shared.configuration.http2 else {
+            return try configureHTTP1(channel, shared: shared)
+        }
+        shared.track(channel)
+        let sniffer = HTTPVersionSniffer(timeout: .nanoseconds(shared.configuration.requestHeadTimeout.nanoseconds)) { version, channel in
+            switch version {
+            case .http1: try configureHTTP1(channel, shared: shared)
+            case .http2: try configureHTTP2(channel, shared: shared, scheme: "http", authority: nil)
+            }
+        }
+        try channel.pipeline.syncOperations.addHandler(sniffer)
+    }
+
+    /// Sets up a TLS connection (a listener's, or an intercepted `CONNECT`'s) for what its
+    /// handshake negotiates by ALPN: HTTP/2 for `h2`, else HTTP/1.1. The TLS handlers must be in
+    /// front already (``TLSContextProvider/addTLS(to:defaultHost:position:)``).
+    static func configureNegotiated(_ channel: any Channel, shared: ServerShared, origin: ConnectionOrigin, authority: String?) throws {
+        let negotiation = ApplicationProtocolNegotiationHandler { result, channel in
+            channel.eventLoop.makeCompletedFuture {
+                if case .negotiated("h2") = result, shared.configuration.http2 {
+                    try configureHTTP2(channel, shared: shared, scheme: origin.scheme, authority: authority)
+                } else {
+                    try configureHTTP1(channel, shared: shared, origin: origin)
+                }
+            }
+        }
+        try channel.pipeline.syncOperations.addHandler(negotiation)
+        shared.track(channel)
+    }
+
+    /// Sets up `channel` for HTTP/2: after h2c's preface on the plain port, or after TLS
+    /// negotiated `h2` by ALPN. Call it on the channel's event loop.
+    ///
+    /// ```
+    /// bytes ─▶ NIOHTTP2Handler ─┬─ stream ─▶ HTTP2FramePort ─▶ HTTP2FramePayloadToHTTP1ServerCodec ─▶ HTTP2StreamHandler
+    ///                           └─ stream ─▶ ...              (one pipeline per stream)
+    /// ```
+    ///
+    /// Each stream runs the same responder and delivery plans as an HTTP/1.1 request, through
+    /// an ``HTTP2ResponseWriter``; faults act on their own stream (see ``HTTP2FaultAction``).
+    /// - Parameters:
+    ///   - channel: the connection, with anything below HTTP (TLS) already in its pipeline.
+    ///   - shared: the server's registry, responder and settings.
+    ///   - scheme: what requests are matched on: `http` for h2c, `https` under TLS.
+    ///   - authority: the host requests name when they carry no `:authority`: the CONNECT
+    ///     target inside an intercepted tunnel; `nil` for the listener's own address.
+    static func configureHTTP2(_ channel: any Channel, shared: ServerShared, scheme: String, authority: String?) throws {
+        let listener: @Sendable () -> String
+        if let authority {
+            listener = { authority }
+        } else {
+            listener = shared.listenerAuthority
+        }
+        let connection = HTTP2Connection(shared: shared, scheme: scheme, listener: listener, eventLoop: channel.eventLoop)
+        var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
+        // Off so that `malformed-chunk` can send DATA beyond its content-length; requests are
+        // checked against their declared length by HTTP2StreamHandler instead.
+        connectionConfiguration.contentLengthValidation = .disabled
+        let multiplexed = NIOLoopBound(connection, eventLoop: channel.eventLoop)
+        _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
+            mode: .server, connectionConfiguration: connectionConfiguration, streamConfiguration: .init()
+        ) { stream in
+            stream.eventLoop.makeCompletedFuture {
+                let port = HTTP2FramePort()
+                let sync = stream.pipeline.syncOperations
+                try sync.addHandler(port)
+                try sync.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
+                try sync.addHandler(HTTP2StreamHandler(connection: multiplexed.value, port: port))
+            }
+        }
+        try connection.attach(to: channel)
+        shared.track(channel)
+    }
+}
