@@ -16,7 +16,7 @@
 #   UNDERSTUDY_BIN=/path/to/understudy bash Benchmarks/bench-server.sh # that binary, no build
 #   BENCH_ROWS=h2 bash Benchmarks/bench-server.sh     # only the HTTP/2 rows (Benchmarks/bench-server-h2.sh)
 #   BENCH_ROWS=h1 bash Benchmarks/bench-server.sh     # only the HTTP/1.1 rows (wrk, WireMock)
-# BENCH_ROWS is a comma-separated list of row sets, default `h1,h2`: h1 is everything below,
+# BENCH_ROWS is a comma- or space-separated list, default `h1,h2`: h1 is get, 304 and 206 below,
 # h2 the h2load rows against understudy and nginx over HTTP/2 (BENCH_H2_SCHEME=http|https).
 #
 # Set-up it does itself on a fresh Debian machine, only when missing: apt `wrk` and
@@ -47,9 +47,19 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-rows=",${BENCH_ROWS:-h1,h2},"
-if [[ "$rows" != *,h1,* ]]; then
-    [[ "$rows" == *,h2,* ]] || { echo "bench-server: BENCH_ROWS names no known rows (h1, h2): '${BENCH_ROWS:-}'" >&2; exit 2; }
+# BENCH_ROWS, comma- or space-separated: h1 (= get 304 206), get, 304, 206, h2. Default: all.
+requested=" $(echo "${BENCH_ROWS:-h1,h2}" | tr ',' ' ') "
+h1_rows=""
+for token in $requested; do
+    case "$token" in
+        h1) h1_rows="$h1_rows get 304 206" ;;
+        get|304|206) h1_rows="$h1_rows $token" ;;
+        h2) ;;
+        *) echo "bench-server: BENCH_ROWS: unknown row '$token'; expected h1, get, 304, 206 or h2" >&2; exit 2 ;;
+    esac
+done
+rows=",$(echo "$requested" | tr ' ' ','),"
+if [ -z "$h1_rows" ]; then
     exec bash Benchmarks/bench-server-h2.sh
 fi
 
@@ -60,11 +70,8 @@ cores="$(nproc)"
 connections=(16 64)
 files=(4k.png 100k.png)
 # Rows: `get` (both files, against nginx and WireMock), `304` and `206` (the 100 KB PNG, nginx).
-read -ra rows <<<"${BENCH_ROWS:-get 304 206}"
-for row in "${rows[@]}"; do
-    case "$row" in get|304|206) ;; *) echo "bench-server: BENCH_ROWS: unknown row '$row'; expected get, 304 or 206" >&2; exit 2 ;; esac
-done
-wants_row() { [[ " ${rows[*]} " == *" $1 "* ]]; }
+read -ra h1_list <<<"$h1_rows"
+wants_row() { [[ " ${h1_list[*]} " == *" $1 "* ]]; }
 range_header="Range: bytes=10000-75535"
 
 die() { echo "bench-server: $*" >&2; exit 2; }
@@ -258,7 +265,7 @@ run_wrk() {
 echo
 echo "Servers: understudy :$understudy_port (pid $understudy_pid), nginx :$nginx_port ($cores workers)," \
      "WireMock $wiremock_version :$wiremock_port (request journal on)"
-echo "Rows: ${rows[*]}; ETags: understudy ${etag[understudy]}, nginx ${etag[nginx]}"
+echo "Rows: ${h1_list[*]}; ETags: understudy ${etag[understudy]}, nginx ${etag[nginx]}"
 if [ -n "${UNDERSTUDY_BIN:-}" ]; then echo "Understudy binary: $understudy"; else echo "Understudy at $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')$( [ -n "$(git -C "$root" status --porcelain -- Sources Package.swift 2>/dev/null)" ] && echo ' with uncommitted changes in Sources/')"; fi
 echo "Files: 4k.png $(stat -c %s "$work/files/4k.png") bytes, 100k.png $(stat -c %s "$work/files/100k.png") bytes"
 load="$(cut -d' ' -f1 /proc/loadavg)"
