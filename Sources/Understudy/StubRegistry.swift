@@ -163,6 +163,12 @@ public final class StubRegistry: Sendable {
         let renderCache: RenderCache?
     }
 
+    /// The name of the stub that answers `request`, counting the use: what the matching
+    /// benchmark (a package of its own, which cannot see `package` declarations) measures.
+    @_spi(Benchmarks) public func matchedStubName(for request: StubRequest) -> String? {
+        match(request)?.stubName
+    }
+
     /// Finds the stub that answers `request` and counts the use (for `times` and sequences).
     /// - Returns: the match, or `nil` when no stub matches.
     package func match(_ request: StubRequest) -> Match? {

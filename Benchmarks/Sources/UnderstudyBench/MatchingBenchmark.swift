@@ -1,5 +1,5 @@
 import Foundation
-import Understudy
+@_spi(Benchmarks) import Understudy
 
 /// Issue 2: the cost of `StubRegistry.match(_:)` with 100 and 10,000 stubs, against a full scan
 /// of every stub's matcher in precedence order.
@@ -18,21 +18,21 @@ struct MatchingBenchmark {
         // The index must give the answer a full scan gives, or the comparison means nothing.
         for (workload, registry, ordered) in [(small, smallRegistry, smallOrdered), (large, largeRegistry, largeOrdered)] {
             for request in workload.requests {
-                let indexed = registry.match(request)?.stubName
+                let indexed = registry.matchedStubName(for: request)
                 let scanned = ordered.first { $0.matcher.matches(request) }?.name
                 guard indexed == scanned else {
                     throw BenchmarkError("index and full scan disagree for \(request): \(indexed ?? "nil") vs \(scanned ?? "nil")")
                 }
             }
         }
-        let smallHits = small.requests.filter { smallRegistry.match($0) != nil }.count
-        let largeHits = large.requests.filter { largeRegistry.match($0) != nil }.count
+        let smallHits = small.requests.filter { smallRegistry.matchedStubName(for: $0) != nil }.count
+        let largeHits = large.requests.filter { largeRegistry.matchedStubName(for: $0) != nil }.count
 
         func indexed(_ registry: StubRegistry, _ requests: [StubRequest]) -> () -> Double {
             {
                 var found = 0
                 let elapsed = Stopwatch.time {
-                    for request in requests where registry.match(request) != nil { found += 1 }
+                    for request in requests where registry.matchedStubName(for: request) != nil { found += 1 }
                 }
                 blackHole(found)
                 return elapsed / Double(requests.count)

@@ -1,5 +1,5 @@
 import Foundation
-import UnderstudyServer
+@_spi(Benchmarks) import UnderstudyServer
 
 /// Issue 13: what a host's first HTTPS connection costs Understudy before the handshake, a
 /// leaf issued by the local CA and its TLS context made, against the cached lookup every later
@@ -8,14 +8,14 @@ struct TLSBenchmark {
     let rounds: Int
 
     func run(into report: inout Report) throws {
-        let provider = try TLSContextProvider(identity: .localCA(try CertificateAuthority.ephemeral()))
-        _ = try provider.context(forHost: "warm-up.example.com")
+        let provider = try TLSWarmup(authority: try CertificateAuthority.ephemeral())
+        try provider.prepare(host: "warm-up.example.com")
         var first = Samples()
         var cached = Samples()
         for round in 0..<rounds {
             let host = "host-\(round).example.com"
-            first.append(try Stopwatch.time { blackHole(try provider.context(forHost: host)) })
-            cached.append(try Stopwatch.time { blackHole(try provider.context(forHost: host)) })
+            first.append(try Stopwatch.time { blackHole(try provider.prepare(host: host)) })
+            cached.append(try Stopwatch.time { blackHole(try provider.prepare(host: host)) })
         }
         Report.heading("TLS: a host's first leaf (local CA, P-256)")
         Report.table(header: ["case", "median", "quartiles"], rows: [
