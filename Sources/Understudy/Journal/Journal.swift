@@ -233,6 +233,14 @@ public final class Journal: Sendable {
         isHTTP2: Bool = false
     ) -> Int {
         let now = Date()
+        // Built before taking the lock, which every event loop's every request takes: only
+        // numbering and appending happen under it.
+        var record = JournalRecord(request, transport: transport, redirectedFrom: redirectedFrom, startTime: startTime ?? now)
+        record.isHTTP2 = isHTTP2
+        if let result {
+            // The setting is asked for (under the lock) only when there is a body to keep.
+            record.complete(with: result, keepingBody: result.responseBody != nil && keepsBodies, at: now)
+        }
         let (id, ready, watchers) = state.withLock { state -> (Int, [CheckedContinuation<Void, any Error>], [CheckedContinuation<Int, Never>]) in
             let id = state.nextID
             state.nextID += 1
@@ -240,14 +248,8 @@ public final class Journal: Sendable {
                 // Dropped before appending, so the buffer never grows past the limit.
                 Self.drop(state.entries.count - limit + 1, from: &state)
             }
-            var record = JournalRecord(request, transport: transport, redirectedFrom: redirectedFrom, startTime: startTime ?? now)
             record.shareHeaders(with: &state.recentHeaders)
-            record.isHTTP2 = isHTTP2
-            if let result {
-                record.complete(with: result, keepingBody: state.keepsBodies, at: now)
-            } else {
-                state.inFlight += 1
-            }
+            if result == nil { state.inFlight += 1 }
             state.entries.append(record)
             let watchers = state.changed()
             guard !state.waiters.isEmpty else { return (id, [], watchers) }

@@ -13,6 +13,9 @@ final class HTTP1ResponseWriter: ResponseWriter {
     private var keepAlive = true
     private var closing = false
     private var lingering = false
+    /// The usual head, not written yet: if the whole body follows at once, both go as the
+    /// response's one joined buffer (``WireResponse/keepAliveResponse``).
+    private var headHeld = false
 
     init(context: ChannelHandlerContext) {
         self.context = context
@@ -34,16 +37,34 @@ final class HTTP1ResponseWriter: ResponseWriter {
         self.keepAlive = keepAlive
         self.closing = closing
         self.lingering = lingering
+        headHeld = false
     }
 
     func writeHead() {
         guard let wire else { return }
+        if wire.keepAliveResponse != nil, !lingering, wire.sendsKeepAliveHead(version: version, keepAlive: keepAlive, closing: closing) {
+            headHeld = true
+            return
+        }
+        let head = wire.head(version: version, keepAlive: keepAlive, closing: closing, allocator: context.channel.allocator)
+        context.write(NIOAny(IOData.byteBuffer(head)), promise: nil)
+    }
+
+    /// Writes a held head on its own, before anything else goes.
+    private func releaseHead() {
+        guard headHeld, let wire else { return }
+        headHeld = false
         let head = wire.head(version: version, keepAlive: keepAlive, closing: closing, allocator: context.channel.allocator)
         context.write(NIOAny(IOData.byteBuffer(head)), promise: nil)
     }
 
     func writeBody(_ range: Range<Int>) {
         guard let wire else { return }
+        if headHeld, let joined = wire.keepAliveResponse, range == 0..<wire.body.readableBytes {
+            headHeld = false
+            return context.write(NIOAny(IOData.byteBuffer(joined)), promise: nil)
+        }
+        releaseHead()
         if let file = wire.file {
             let region = FileRegion(
                 fileHandle: file.handle, readerIndex: wire.fileOffset + range.lowerBound, endIndex: wire.fileOffset + range.upperBound
@@ -59,10 +80,12 @@ final class HTTP1ResponseWriter: ResponseWriter {
     }
 
     func flush() {
+        releaseHead()
         context.flush()
     }
 
     func end(close: Bool) {
+        releaseHead()
         let channel = context.channel
         if lingering {
             // Close our side first and drop what comes for up to two seconds, so that closing
@@ -78,11 +101,13 @@ final class HTTP1ResponseWriter: ResponseWriter {
     }
 
     func abort() {
+        releaseHead()
         context.flush()
         context.close(promise: nil)
     }
 
     func perform(_ fault: Fault) -> Bool {
+        releaseHead()
         var held = false
         for action in fault.wireActions(stubName: wire?.stubName) {
             switch action {
