@@ -33,6 +33,12 @@ struct WireResponse: Sendable {
     private let connection: String?
     /// The whole head for an HTTP/1.1 keep-alive exchange, the common case.
     private let keepAliveHead: ByteBuffer
+    /// ``keepAliveHead`` and the whole body in one buffer, for a small body in memory: an
+    /// answer sent at once goes down the pipeline and into the socket as one write.
+    let keepAliveResponse: ByteBuffer?
+
+    /// The largest body kept a second time in ``keepAliveResponse``.
+    static let joinedBodyLimit = 16 * 1024
 
     /// Checks and frames `prepared`.
     /// - Throws: ``InvalidHeader`` naming a header that cannot be sent (not a token, or a value
@@ -65,7 +71,21 @@ struct WireResponse: Sendable {
         self.fileOffset = file == nil ? 0 : prepared.sourceFile?.offset ?? 0
         self.fields = fields
         self.connection = connection
-        self.keepAliveHead = Self.frame(status: status, version: .http1_1, fields: fields, connection: connection, allocator: allocator)
+        let keepAliveHead = Self.frame(status: status, version: .http1_1, fields: fields, connection: connection, allocator: allocator)
+        self.keepAliveHead = keepAliveHead
+        if file == nil, !hasNoBody, body.readableBytes <= Self.joinedBodyLimit {
+            var joined = allocator.buffer(capacity: keepAliveHead.readableBytes + body.readableBytes)
+            joined.writeImmutableBuffer(keepAliveHead)
+            joined.writeImmutableBuffer(body)
+            keepAliveResponse = joined
+        } else {
+            keepAliveResponse = nil
+        }
+    }
+
+    /// Whether `head(version:keepAlive:closing:allocator:)` would give ``keepAliveHead``.
+    func sendsKeepAliveHead(version: HTTPVersion, keepAlive: Bool, closing: Bool) -> Bool {
+        keepAlive && !closing && version == .http1_1
     }
 
     /// The status line and headers for a client speaking `version`.
@@ -78,7 +98,7 @@ struct WireResponse: Sendable {
         if !keepAlive || closing {
             return Self.frame(status: status, version: version, fields: fields, connection: "close", allocator: allocator)
         }
-        if version == .http1_1 {
+        if sendsKeepAliveHead(version: version, keepAlive: keepAlive, closing: closing) {
             return keepAliveHead
         }
         let value = version.major == 1 && version.minor == 0 ? "keep-alive" : connection
