@@ -119,6 +119,20 @@ final class ConditionalRequestTests: XCTestCase {
         }
     }
 
+    func testRangeHeaderSpellingsAsRFC9110AllowsThem() {
+        // The unit is case-insensitive; spaces and tabs around list items and before the unit
+        // are allowed, and empty list items are skipped.
+        for (header, range) in [("Bytes=0-9", 0..<10), ("  bytes=\t5-6 ", 5..<7), ("BYTES=-3", 97..<100), ("bytes=, 0-1 ,", 0..<2)] {
+            let response = answerNow(.file(file), ["Range": header])
+            XCTAssertEqual(response.status, 206, header)
+            XCTAssertEqual(response.headers["Content-Range"], "bytes \(range.lowerBound)-\(range.upperBound - 1)/100", header)
+        }
+        // Not a range set: ignored, the whole body sent.
+        for ignored in ["bytes=99999999999999999999-", "bytes=1 0-20", "bytes=+1-2", "bytes=٣-4", "bytes=-", "bytes\u{1D}0-1", " bytes"] {
+            XCTAssertEqual(answerNow(.file(file), ["Range": ignored]).status, 200, ignored)
+        }
+    }
+
     func testSeveralRangesAnswerMultipartByteranges() async throws {
         let response = await answer(.file(file).headers(["Content-Type": "application/x-test"]), ["Range": "bytes=0-4, 10-14,-3"])
         XCTAssertEqual(response.status, 206)

@@ -25,30 +25,66 @@ package struct RangeRequest: Sendable, Hashable {
     /// The header value parsed; `nil` when it is not a `bytes` range set RFC 9110 accepts
     /// (another unit, or bad syntax): such a header is ignored and the whole body sent.
     package init?(_ value: String) {
-        var text = Substring(value)
-        text = text.drop(while: { $0 == " " })
-        guard text.count > 6, text.prefix(6).lowercased() == "bytes=" else { return nil }
+        // Read as bytes: every ranged request a server answers parses this, and the
+        // `Character` version of the same loop was a twentieth of such a request's time.
+        var utf8 = Substring(value).utf8
+        utf8 = utf8.drop { $0 == UInt8(ascii: " ") }
+        let unit = Array("bytes=".utf8)
+        guard utf8.count > unit.count, zip(utf8, unit).allSatisfy({ Self.lowercased($0) == $1 }) else { return nil }
         var specifiers: [Specifier] = []
-        for part in text.dropFirst(6).split(separator: ",", omittingEmptySubsequences: false) {
-            let item = part.trimmingSpaces()
+        for part in utf8.dropFirst(unit.count).split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
+            let item = Self.trimmed(part)
             if item.isEmpty { continue }  // `#` lists allow empty elements
-            guard let dash = item.firstIndex(of: "-") else { return nil }
+            guard let dash = item.firstIndex(of: UInt8(ascii: "-")) else { return nil }
             let first = item[..<dash], last = item[item.index(after: dash)...]
-            guard first.allSatisfy(\.isASCIIDigit), last.allSatisfy(\.isASCIIDigit) else { return nil }
-            switch (Int(first), Int(last)) {
-            case (let first?, let last?):
+            switch (Self.number(first), Self.number(last)) {
+            case (.value(let first), .value(let last)):
                 guard first <= last else { return nil }
                 specifiers.append(.closed(first: first, last: last))
-            case (let first?, nil) where last.isEmpty:
+            case (.value(let first), .empty):
                 specifiers.append(.from(first))
-            case (nil, let count?) where first.isEmpty:
+            case (.empty, .value(let count)):
                 specifiers.append(.suffix(count))
             default:
-                return nil  // empty on both sides, or digits too long for an Int
+                return nil  // empty on both sides, not digits, or digits too long for an Int
             }
         }
         guard !specifiers.isEmpty else { return nil }
         self.specifiers = specifiers
+    }
+
+    private enum Number {
+        case empty, value(Int), invalid
+    }
+
+    /// ASCII digits as a number; `.invalid` for anything else or an `Int` overflow.
+    private static func number(_ digits: some Collection<UInt8>) -> Number {
+        if digits.isEmpty { return .empty }
+        var result = 0
+        for byte in digits {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return .invalid }
+            let (times10, overflow1) = result.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
+            if overflow1 || overflow2 { return .invalid }
+            result = sum
+        }
+        return .value(result)
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
+    }
+
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+    }
+
+    /// `bytes` without the spaces and tabs around them.
+    private static func trimmed(_ bytes: Substring.UTF8View) -> Substring.UTF8View {
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else {
+            return bytes[bytes.endIndex...]
+        }
+        return bytes[first...last]
     }
 
     /// The byte ranges of a body of `length` bytes this request asks for, in order, the
@@ -65,8 +101,4 @@ package struct RangeRequest: Sendable, Hashable {
             }
         }
     }
-}
-
-extension Character {
-    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
 }
