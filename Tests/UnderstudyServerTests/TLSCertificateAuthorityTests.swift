@@ -241,6 +241,18 @@ final class TLSCertificateAuthorityTests: XCTestCase {
         XCTAssertEqual(ca.leavesIssued, 4, "a cached leaf is not issued again")
     }
 
+    func testTheLeafCacheIsBoundedSoClientsNamingNewHostsCannotGrowIt() throws {
+        let cache = SingleFlightCache<String, Int>(capacity: 3)
+        var made = 0
+        for host in ["a", "b", "c", "d"] {
+            _ = cache.value(for: host) { made += 1; return made }
+        }
+        XCTAssertEqual(cache.count, 3, "the key asked first is forgotten past the capacity")
+        XCTAssertEqual(cache.value(for: "d") { -1 }, 4, "a kept key is not made again")
+        XCTAssertEqual(cache.value(for: "a") { made += 1; return made }, 5, "a forgotten key is made again")
+        XCTAssertEqual(cache.count, 3)
+    }
+
     func testBadLeavesAreWrongInExactlyTheirOwnWay() throws {
         let directory = try makeTemporaryDirectory("ca")
         let ca = try CertificateAuthority(directory: directory)
