@@ -55,9 +55,15 @@ package enum ConditionalRequest {
         guard method == "GET" || method == "HEAD" else { return .whole }
         let etag = prepared.headers["ETag"]
         if prepared.answersConditionals {
-            let ifNoneMatch = request.headers.values(for: "If-None-Match")
-            if !ifNoneMatch.isEmpty {
-                if matchesAny(ifNoneMatch, etag: etag) { return .notModified }
+            // Each `If-None-Match` line read in place: a 304 is what a revalidating client
+            // gets request after request.
+            var hasIfNoneMatch = false
+            for field in request.headers.fields where field.name.caseInsensitiveEquals("If-None-Match") {
+                hasIfNoneMatch = true
+                if matches(field.value, etag: etag) { return .notModified }
+            }
+            if hasIfNoneMatch {
+                // Present, and no tag matched: If-Modified-Since is not looked at (§13.1.3).
             } else if let since = request.headers["If-Modified-Since"].flatMap(HTTPDate.parse),
                       let modified = prepared.lastModified, modified.wholeSeconds <= since.wholeSeconds {
                 return .notModified
@@ -77,15 +83,13 @@ package enum ConditionalRequest {
         return ranges.isEmpty ? .unsatisfiable : .ranges(ranges)
     }
 
-    /// `If-None-Match`'s lists against the current tag, by weak comparison (§13.1.2).
-    static func matchesAny(_ values: [String], etag: String?) -> Bool {
+    /// An `If-None-Match` list against the current tag, by weak comparison (§13.1.2).
+    static func matches(_ list: String, etag: String?) -> Bool {
         // The usual revalidation sends back exactly the tag it was given.
-        if let etag, values.count == 1, values[0] == etag { return true }
-        for value in values {
-            for tag in entityTags(in: value) {
-                if tag == "*" { return true }
-                if let etag, opaque(tag) == opaque(etag) { return true }
-            }
+        if let etag, list == etag { return true }
+        for tag in entityTags(in: list) {
+            if tag == "*" { return true }
+            if let etag, opaque(tag) == opaque(etag) { return true }
         }
         return false
     }

@@ -29,7 +29,7 @@ package struct RangeRequest: Sendable, Hashable {
         // `Character` version of the same loop was a twentieth of such a request's time.
         var utf8 = Substring(value).utf8
         utf8 = utf8.drop { $0 == UInt8(ascii: " ") }
-        let unit = Array("bytes=".utf8)
+        let unit = "bytes=".utf8
         guard utf8.count > unit.count, zip(utf8, unit).allSatisfy({ Self.lowercased($0) == $1 }) else { return nil }
         var specifiers: [Specifier] = []
         for part in utf8.dropFirst(unit.count).split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
