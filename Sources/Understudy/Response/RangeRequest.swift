@@ -25,19 +25,35 @@ package struct RangeRequest: Sendable, Hashable {
     /// The header value parsed; `nil` when it is not a `bytes` range set RFC 9110 accepts
     /// (another unit, or bad syntax): such a header is ignored and the whole body sent.
     package init?(_ value: String) {
-        // Read as bytes: every ranged request a server answers parses this, and the
+        // Read as bytes, by index: every ranged request a server answers parses this, and the
         // `Character` version of the same loop was a twentieth of such a request's time.
-        var utf8 = Substring(value).utf8
-        utf8 = utf8.drop { $0 == UInt8(ascii: " ") }
-        let unit = "bytes=".utf8
-        guard utf8.count > unit.count, zip(utf8, unit).allSatisfy({ Self.lowercased($0) == $1 }) else { return nil }
+        var value = value
+        guard let specifiers = value.withUTF8(Self.specifiers(in:)), !specifiers.isEmpty else { return nil }
+        self.specifiers = specifiers
+    }
+
+    /// The specifiers of a `bytes=` range set, or `nil` when it is not one.
+    private static func specifiers(in bytes: UnsafeBufferPointer<UInt8>) -> [Specifier]? {
+        var index = 0
+        while index < bytes.count, bytes[index] == UInt8(ascii: " ") { index += 1 }
+        let unit = "bytes="
+        guard bytes.count - index > unit.utf8.count else { return nil }
+        for expected in unit.utf8 {
+            guard lowercased(bytes[index]) == expected else { return nil }
+            index += 1
+        }
         var specifiers: [Specifier] = []
-        for part in utf8.dropFirst(unit.count).split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
-            let item = Self.trimmed(part)
-            if item.isEmpty { continue }  // `#` lists allow empty elements
-            guard let dash = item.firstIndex(of: UInt8(ascii: "-")) else { return nil }
-            let first = item[..<dash], last = item[item.index(after: dash)...]
-            switch (Self.number(first), Self.number(last)) {
+        while index <= bytes.count {
+            // One list item: up to the next comma or the end, without the spaces around it.
+            var end = index
+            while end < bytes.count, bytes[end] != UInt8(ascii: ",") { end += 1 }
+            var first = index, last = end
+            while first < last, isSpace(bytes[first]) { first += 1 }
+            while last > first, isSpace(bytes[last - 1]) { last -= 1 }
+            index = end + 1
+            if first == last { continue }  // `#` lists allow empty elements
+            guard let dash = (first..<last).first(where: { bytes[$0] == UInt8(ascii: "-") }) else { return nil }
+            switch (number(bytes, first..<dash), number(bytes, (dash + 1)..<last)) {
             case (.value(let first), .value(let last)):
                 guard first <= last else { return nil }
                 specifiers.append(.closed(first: first, last: last))
@@ -49,8 +65,7 @@ package struct RangeRequest: Sendable, Hashable {
                 return nil  // empty on both sides, not digits, or digits too long for an Int
             }
         }
-        guard !specifiers.isEmpty else { return nil }
-        self.specifiers = specifiers
+        return specifiers
     }
 
     private enum Number {
@@ -58,10 +73,11 @@ package struct RangeRequest: Sendable, Hashable {
     }
 
     /// ASCII digits as a number; `.invalid` for anything else or an `Int` overflow.
-    private static func number(_ digits: some Collection<UInt8>) -> Number {
-        if digits.isEmpty { return .empty }
+    private static func number(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Number {
+        if range.isEmpty { return .empty }
         var result = 0
-        for byte in digits {
+        for index in range {
+            let byte = bytes[index]
             guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return .invalid }
             let (times10, overflow1) = result.multipliedReportingOverflow(by: 10)
             let (sum, overflow2) = times10.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
@@ -77,14 +93,6 @@ package struct RangeRequest: Sendable, Hashable {
 
     private static func lowercased(_ byte: UInt8) -> UInt8 {
         (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
-    }
-
-    /// `bytes` without the spaces and tabs around them.
-    private static func trimmed(_ bytes: Substring.UTF8View) -> Substring.UTF8View {
-        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else {
-            return bytes[bytes.endIndex...]
-        }
-        return bytes[first...last]
     }
 
     /// The byte ranges of a body of `length` bytes this request asks for, in order, the
