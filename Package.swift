@@ -103,11 +103,13 @@ let package = Package(
         ),
 
         // MARK: Tests
+        // What more than one test target uses (a local upstream server).
+        .target(name: "UnderstudyTestSupport", path: "Tests/Support"),
         .testTarget(name: "UnderstudyImagesTests", dependencies: ["UnderstudyImages"]),
         .testTarget(name: "UnderstudyTests", dependencies: ["Understudy"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "UnderstudyURLProtocolTests",
-            dependencies: ["Understudy", "UnderstudyURLProtocol"]
+            dependencies: ["Understudy", "UnderstudyURLProtocol", "UnderstudyTestSupport"]
         ),
         .testTarget(
             name: "UnderstudyXCTestTests",
@@ -117,6 +119,7 @@ let package = Package(
             name: "UnderstudyServerTests",
             dependencies: [
                 "Understudy",
+                "UnderstudyTestSupport",
                 "UnderstudyServer",
                 "UnderstudyURLProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -2,6 +2,7 @@ import Foundation
 import Understudy
 import UnderstudyImages
 import UnderstudyServer
+import UnderstudyTestSupport
 import UnderstudyURLProtocol
 import XCTest
 #if canImport(FoundationNetworking)

@@ -1,5 +1,6 @@
 import Foundation
 import Understudy
+import UnderstudyTestSupport
 import UnderstudyURLProtocol
 import XCTest
 #if canImport(FoundationNetworking)

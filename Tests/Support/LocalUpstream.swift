@@ -1,14 +1,18 @@
 import Foundation
-import XCTest
 
 /// A real HTTP server on 127.0.0.1, port 0, serving a directory: Python's http.server (HTTP/1.0,
-/// with its own Date and Server headers), started and ended by PID within one test.
-final class LocalUpstream {
-    let process = Process()
-    let directory: URL
-    private(set) var baseURL: URL!
+/// with its own Date and Server headers), started and ended by PID within one test. Shared by
+/// the server's and the URL protocol's forward tests.
+public final class LocalUpstream {
+    /// The Python process.
+    public let process = Process()
+    /// The directory it serves.
+    public let directory: URL
+    /// `http://127.0.0.1:PORT`.
+    public private(set) var baseURL: URL!
 
-    init(files: [String: Data]) throws {
+    /// Writes `files` (name to bytes) into a new directory and starts serving it.
+    public init(files: [String: Data]) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("upstream-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         for (name, data) in files {
@@ -37,7 +41,8 @@ final class LocalUpstream {
         baseURL = URL(string: "http://127.0.0.1:\(port)")!
     }
 
-    func stop() {
+    /// Ends the server (by its PID) and removes the directory.
+    public func stop() {
         if process.isRunning {
             // SIGKILL: a child spawned from a Dispatch thread may inherit a mask that blocks SIGTERM.
             kill(process.processIdentifier, SIGKILL)
