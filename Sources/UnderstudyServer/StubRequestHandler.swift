@@ -1,6 +1,7 @@
 import Foundation
 internal import NIOCore
 internal import NIOHTTP1
+internal import NIOSSL
 import Understudy
 
 /// Answers each ``ServerRequest`` with the core's ``StubResponder``: canned answers on the
@@ -38,7 +39,10 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        writer = HTTP1ResponseWriter(context: context)
+        // Files go with sendfile(2) only where nothing between here and the socket transforms
+        // the bytes: not under TLS (the TLS listener, an intercepted CONNECT).
+        let underTLS = (try? context.pipeline.syncOperations.handler(type: NIOSSLHandler.self)) != nil
+        writer = HTTP1ResponseWriter(context: context, sendsFiles: origin.scheme == "http" && !underTLS)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {

@@ -57,6 +57,39 @@ final class HTTPSServerTests: XCTestCase {
         XCTAssertFalse(pem.text.contains("PRIVATE KEY"))
     }
 
+    /// Large file bodies go out with sendfile(2) on the plain port; under TLS they must go as
+    /// bytes (a file region written into the TLS handler stopped the server).
+    func testLargeFileBodiesAndRangesOverTLSAndThroughAnInterceptedTunnel() async throws {
+        var bytes = [UInt8](repeating: 0, count: 200_000)
+        for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: index &* 31 &+ index >> 8) }
+        let body = Data(bytes)
+        let file = directory.appendingPathComponent("big.png")
+        try body.write(to: file)
+        let stubs = StubRegistry()
+        stubs.stub(.path("/big.png"), named: "big", response: .file(file))
+        let (server, caFile) = try await startServer(stubs)
+        defer { Task { try? await server.stop() } }
+        let httpsURL = try XCTUnwrap(server.httpsURL)
+        let out = directory.appendingPathComponent("out")
+
+        for (label, arguments) in [
+            ("plain port", ["\(server.baseURL.absoluteString)/big.png"]),
+            ("TLS listener", ["--cacert", caFile, "\(httpsURL.absoluteString)/big.png"]),
+            ("intercepted tunnel", ["--cacert", caFile, "-x", server.baseURL.absoluteString, "https://img.example.com/big.png"]),
+        ] {
+            for _ in 0..<2 {  // the second answer comes from the cached wire response
+                let whole = try curl(["--http1.1", "-o", out.path] + arguments)
+                XCTAssertEqual(whole.status, 0, "\(label): \(whole.stderr)")
+                XCTAssertEqual(try Data(contentsOf: out), body, label)
+            }
+            let ranged = try curl(["--http1.1", "-r", "10000-75535", "-o", out.path, "-w", "%{http_code}"] + arguments)
+            XCTAssertEqual(ranged.text, "206", "\(label): \(ranged.stderr)")
+            XCTAssertEqual(try Data(contentsOf: out), body.subdata(in: 10000..<75536), label)
+        }
+        let statuses = stubs.journal.interactions.map { $0.status ?? 0 }
+        XCTAssertEqual(statuses, [200, 200, 206, 200, 200, 206, 200, 200, 206])
+    }
+
     func testCurlAndPythonThroughTheProxyAreInterceptedAndStubbed() async throws {
         let stubs = Self.stubs()
         stubs.stub(.host("img.example.com") && .path("/dog.webp"), named: "dog", response: .text("woof"))

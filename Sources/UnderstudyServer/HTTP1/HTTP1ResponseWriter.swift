@@ -17,8 +17,17 @@ final class HTTP1ResponseWriter: ResponseWriter {
     /// response's one joined buffer (``WireResponse/keepAliveResponse``).
     private var headHeld = false
 
-    init(context: ChannelHandlerContext) {
+    /// Whether a body may go from its file with `sendfile(2)`: on a plain socket only. A TLS
+    /// handler takes bytes to encrypt, and fails on a file region (sending a large file body
+    /// over HTTPS stopped the server).
+    private let sendsFiles: Bool
+
+    /// - Parameters:
+    ///   - context: the handler's context, where responses are written.
+    ///   - sendsFiles: whether the bytes go straight to a socket (not through TLS).
+    init(context: ChannelHandlerContext, sendsFiles: Bool) {
         self.context = context
+        self.sendsFiles = sendsFiles
     }
 
     var eventLoop: any EventLoop { context.eventLoop }
@@ -65,7 +74,7 @@ final class HTTP1ResponseWriter: ResponseWriter {
             return context.write(NIOAny(IOData.byteBuffer(joined)), promise: nil)
         }
         releaseHead()
-        if let file = wire.file {
+        if sendsFiles, let file = wire.file {
             let region = FileRegion(
                 fileHandle: file.handle, readerIndex: wire.fileOffset + range.lowerBound, endIndex: wire.fileOffset + range.upperBound
             )
