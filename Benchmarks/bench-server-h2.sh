@@ -11,8 +11,8 @@
 #
 # BENCH_H2_SCHEME selects the transport: `http` (default) is h2c with prior knowledge on the
 # plain port, understudy's default and nginx's `listen ... http2` without `ssl`. `https` is
-# for the TLS rows: h2load then negotiates h2 by ALPN; see the two places marked TLS below
-# (nginx's listen line and certificate, understudy's TLS flags and port).
+# HTTP/2 over TLS, h2 negotiated by ALPN, both servers with one P-256 certificate
+# (Benchmarks/server/make_cert.sh) and TLS 1.3.
 #
 # Set-up it does itself on a fresh Debian machine, only when missing: apt `nghttp2-client`
 # (h2load) and `nginx-light`. Each server runs on 127.0.0.1 at a free port and is stopped by
@@ -52,41 +52,36 @@ nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"
 
 source Benchmarks/understudy-binary.sh
 source Benchmarks/scratch.sh bench-server-h2
-chmod 755 "$work"   # nginx workers may run as another user
+source Benchmarks/server/bench-files.sh
 
-mkdir -p "$work/files" "$work/stubs" "$work/nginx/www" "$work/nginx/tmp"
-python3 Benchmarks/server/make_png.py "$work/files/4k.png" 4096
-python3 Benchmarks/server/make_png.py "$work/files/100k.png" 102400
-for f in "${files[@]}"; do
-    cp "$work/files/$f" "$work/stubs/$f"
-    cp "$work/files/$f" "$work/nginx/www/$f"
-done
-cat >"$work/stubs/bench.yaml" <<'YAML'
-stubs:
-  - name: png-4k
-    request: { method: GET, path: /4k.png }
-    response: { file: 4k.png }
-  - name: png-100k
-    request: { method: GET, path: /100k.png }
-    response: { file: 100k.png }
-YAML
-chmod -R a+rX "$work"
-
-# understudy: h2c is on by default on the plain port. TLS: add its TLS flags here and read the
-# TLS port from its ready line.
-start_understudy serve "$work/stubs"
+# understudy: h2c is on by default on the plain port; over TLS, h2 is offered by ALPN on the TLS
+# listener, which serves the same P-256 certificate as nginx (Benchmarks/server/make_cert.sh).
+if [ "$scheme" = https ]; then
+    bash Benchmarks/server/make_cert.sh "$work/tls"
+    chmod 644 "$work/tls/leaf-key.pem"   # nginx's workers may run as another user; a throwaway key
+    start_understudy serve "$work/stubs" --tls-port 0 --cert "$work/tls/leaf.pem" --key "$work/tls/leaf-key.pem"
+    understudy_port="$(sed -n 's#.*and https://127\.0\.0\.1:\([0-9]*\).*#\1#p' "$work/understudy.log" | head -1)"
+    [ -n "$understudy_port" ] || { cat "$work/understudy.log" >&2; die "understudy did not print its https listener"; }
+else
+    start_understudy serve "$work/stubs"
+fi
 
 # nginx 1.25.1 and later turn HTTP/2 on with `http2 on;`; before, with `listen ... http2`
 # (Debian 12 ships 1.22). Without `ssl` on the listener it speaks h2c with prior knowledge only.
 nginx_port="$(free_port)"
 nginx_version="$("$nginx_bin" -v 2>&1 | sed -n 's#.*nginx/\([0-9.]*\).*#\1#p')"
-if printf '%s\n1.25.1\n' "$nginx_version" | sort -V -C; then
-    listen="listen 127.0.0.1:$nginx_port http2;"
+ssl=""
+if [ "$scheme" = https ]; then
+    ssl=" ssl"
+    tls_directives="ssl_certificate $work/tls/leaf.pem; ssl_certificate_key $work/tls/leaf-key.pem; ssl_protocols TLSv1.2 TLSv1.3;"
 else
-    listen="listen 127.0.0.1:$nginx_port; http2 on;"
+    tls_directives=""
 fi
-# TLS: `listen 127.0.0.1:PORT ssl http2;` with ssl_certificate/ssl_certificate_key, the same
-# certificate understudy serves.
+if printf '%s\n1.25.1\n' "$nginx_version" | sort -V -C; then
+    listen="listen 127.0.0.1:$nginx_port$ssl http2;"
+else
+    listen="listen 127.0.0.1:$nginx_port$ssl; http2 on;"
+fi
 cat >"$work/nginx/nginx.conf" <<NGINX
 worker_processes $cores;
 daemon off;
@@ -110,6 +105,7 @@ http {
     scgi_temp_path $work/nginx/tmp/scgi;
     server {
         $listen
+        $tls_directives
         root $work/nginx/www;
     }
 }
@@ -125,7 +121,7 @@ pids+=("$nginx_pid")
 declare -A port=([understudy]="$understudy_port" [nginx]="$nginx_port")
 url() { echo "$scheme://127.0.0.1:${port[$1]}/$2"; }
 curl_h2=(--http2-prior-knowledge)
-[ "$scheme" = https ] && curl_h2=(--http2 --insecure)
+[ "$scheme" = https ] && curl_h2=(--http2 --cacert "$work/tls/ca.pem")
 
 wait_ready() {
     local name="$1" pid="$2" log="$3"

@@ -12,14 +12,15 @@
 # from a second server block with `tcp_nopush off`: with TCP_CORK on, every keep-alive 206 of
 # its waited ~40 ms for a delayed ACK (about 370 req/s at -c16), which measures nothing useful.
 #
-#   bash Benchmarks/bench-server.sh             # about 9 minutes: 3 rounds x 16 runs of 10 s
+#   bash Benchmarks/bench-server.sh             # about 25 minutes: every set, 3 rounds of 10 s runs
 #   BENCH_DURATION=3 BENCH_ROUNDS=1 bash Benchmarks/bench-server.sh   # a quick, noisier look
 #   BENCH_ROWS="304 206" bash Benchmarks/bench-server.sh               # only those rows (no WireMock)
 #   UNDERSTUDY_BIN=/path/to/understudy bash Benchmarks/bench-server.sh # that binary, no build
-#   BENCH_ROWS=h2 bash Benchmarks/bench-server.sh     # only the HTTP/2 rows (Benchmarks/bench-server-h2.sh)
 #   BENCH_ROWS=h1 bash Benchmarks/bench-server.sh     # only the HTTP/1.1 rows (wrk, WireMock)
-# BENCH_ROWS is a comma- or space-separated list, default `h1,h2`: h1 is get, 304 and 206 below,
-# h2 the h2load rows against understudy and nginx over HTTP/2 (BENCH_H2_SCHEME=http|https).
+#   BENCH_ROWS=tls bash Benchmarks/bench-server.sh    # HTTPS keep-alive and new TLS connections (bench-server-tls.sh)
+#   BENCH_ROWS=h2 bash Benchmarks/bench-server.sh     # h2load over h2c and over TLS (bench-server-h2.sh)
+# BENCH_ROWS is a comma- or space-separated list, default `h1,tls,h2`: h1 is get, 304 and 206
+# below; tls the HTTPS rows; h2 both HTTP/2 sets (h2c and h2tls pick one).
 #
 # Set-up it does itself on a fresh Debian machine, only when missing: apt `wrk` and
 # `nginx-light` (and a Java 17 runtime), a venv in Benchmarks/.venv-wiremock with the PyPI
@@ -49,20 +50,45 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-# BENCH_ROWS, comma- or space-separated: h1 (= get 304 206), get, 304, 206, h2. Default: all.
-requested=" $(echo "${BENCH_ROWS:-h1,h2}" | tr ',' ' ') "
+# BENCH_ROWS, comma- or space-separated: h1 (= get 304 206), get, 304, 206, tls (HTTPS
+# keep-alive and new connections, Benchmarks/bench-server-tls.sh), h2 (= h2c h2tls: HTTP/2 with
+# prior knowledge on the plain port and over TLS, Benchmarks/bench-server-h2.sh). Default: all.
+requested=" $(echo "${BENCH_ROWS:-h1,tls,h2}" | tr ',' ' ') "
 h1_rows=""
+other_rows=""
 for token in $requested; do
     case "$token" in
         h1) h1_rows="$h1_rows get 304 206" ;;
         get|304|206) h1_rows="$h1_rows $token" ;;
-        h2) ;;
-        *) echo "bench-server: BENCH_ROWS: unknown row '$token'; expected h1, get, 304, 206 or h2" >&2; exit 2 ;;
+        tls|h2c|h2tls) other_rows="$other_rows $token" ;;
+        h2) other_rows="$other_rows h2c h2tls" ;;
+        *) echo "bench-server: BENCH_ROWS: unknown row '$token'; expected h1, get, 304, 206, tls, h2, h2c or h2tls" >&2; exit 2 ;;
     esac
 done
-rows=",$(echo "$requested" | tr ' ' ','),"
+
+# The TLS and HTTP/2 sets, each its own script and servers, after the HTTP/1.1 rows; the exit
+# status is the worst of all (2: could not run, 1: a target missed).
+run_other_rows() {
+    local status="$1" token code
+    for token in $other_rows; do
+        echo
+        code=0
+        case "$token" in
+            tls) bash Benchmarks/bench-server-tls.sh || code=$? ;;
+            h2c) BENCH_H2_SCHEME=http bash Benchmarks/bench-server-h2.sh || code=$? ;;
+            h2tls) BENCH_H2_SCHEME=https bash Benchmarks/bench-server-h2.sh || code=$? ;;
+        esac
+        if (( code == 2 )); then status=2; elif (( code != 0 && status == 0 )); then status=1; fi
+    done
+    return "$status"
+}
 if [ -z "$h1_rows" ]; then
-    exec bash Benchmarks/bench-server-h2.sh
+    # Built once here, so that each script measures the same binary without building it again.
+    source Benchmarks/understudy-binary.sh
+    export UNDERSTUDY_BIN="$understudy"
+    status=0
+    run_other_rows 0 || status=$?
+    exit "$status"
 fi
 
 duration="${BENCH_DURATION:-10}"
@@ -384,9 +410,8 @@ echo "RSS after the runs: understudy $(mb "$us_rss") MB (peak $(mb "$us_hwm") MB
 echo "  for comparison: nginx $(mb "$(nginx_rss_kb)") MB (master + $cores workers)$(wants_row get && echo ", WireMock $(mb "$(rss_kb "$wiremock_pid")") MB")"
 [ "$us_rss" -lt $((64 * 1024)) ] || status=1
 
-if [[ "$rows" == *,h2,* ]]; then
-    echo
-    bash Benchmarks/bench-server-h2.sh || status=$(( $? == 2 ? 2 : (status > 0 ? status : 1) ))
+if [ -n "$other_rows" ]; then
+    export UNDERSTUDY_BIN="$understudy"
+    run_other_rows "$status" || status=$?
 fi
-
 exit "$status"
