@@ -53,6 +53,7 @@ nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"
 source Benchmarks/understudy-binary.sh
 source Benchmarks/scratch.sh bench-server-h2
 source Benchmarks/server/bench-files.sh
+source Benchmarks/server/nginx.sh
 
 # understudy: h2c is on by default on the plain port; over TLS, h2 is offered by ALPN on the TLS
 # listener, which serves the same P-256 certificate as nginx (Benchmarks/server/make_cert.sh).
@@ -82,41 +83,15 @@ if printf '%s\n1.25.1\n' "$nginx_version" | sort -V -C; then
 else
     listen="listen 127.0.0.1:$nginx_port$ssl; http2 on;"
 fi
-cat >"$work/nginx/nginx.conf" <<NGINX
-worker_processes $cores;
-daemon off;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log warn;
-events { worker_connections 1024; }
-http {
-    types { image/png png; }
-    default_type application/octet-stream;
-    access_log off;
-    sendfile on;
-    tcp_nopush on;
-    keepalive_timeout 65;
-    keepalive_requests 1000000;
-    http2_max_requests 1000000;
-    http2_max_concurrent_streams 128;
-    client_body_temp_path $work/nginx/tmp/body;
-    proxy_temp_path $work/nginx/tmp/proxy;
-    fastcgi_temp_path $work/nginx/tmp/fastcgi;
-    uwsgi_temp_path $work/nginx/tmp/uwsgi;
-    scgi_temp_path $work/nginx/tmp/scgi;
-    server {
+# http2_max_requests went into keepalive_requests in 1.19.7; before that it is its own limit.
+h2_requests=""
+printf '%s\n1.19.7\n' "$nginx_version" | sort -V -C && h2_requests="http2_max_requests 1000000;"
+start_nginx "    $h2_requests
+    http2_max_concurrent_streams 128;" "    server {
         $listen
         $tls_directives
         root $work/nginx/www;
-    }
-}
-NGINX
-if ! printf '%s\n1.19.7\n' "$nginx_version" | sort -V -C; then
-    # http2_max_requests went into keepalive_requests in 1.19.7.
-    sed -i '/http2_max_requests/d' "$work/nginx/nginx.conf"
-fi
-"$nginx_bin" -p "$work/nginx" -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log" >"$work/nginx/stdout.log" 2>&1 &
-nginx_pid=$!
-pids+=("$nginx_pid")
+    }"
 
 declare -A port=([understudy]="$understudy_port" [nginx]="$nginx_port")
 url() { echo "$scheme://127.0.0.1:${port[$1]}/$2"; }

@@ -49,6 +49,7 @@ nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"
 source Benchmarks/understudy-binary.sh
 source Benchmarks/scratch.sh bench-server-tls
 source Benchmarks/server/bench-files.sh
+source Benchmarks/server/nginx.sh
 bash Benchmarks/server/make_cert.sh "$work/tls"
 chmod -R a+rX "$work"
 chmod 644 "$work/tls/leaf-key.pem"   # nginx's workers may run as another user; a throwaway key
@@ -58,39 +59,14 @@ tls_port="$(sed -n 's#.*and https://127\.0\.0\.1:\([0-9]*\).*#\1#p' "$work/under
 [ -n "$tls_port" ] || { cat "$work/understudy.log" >&2; die "understudy did not print its https listener"; }
 
 nginx_port="$(free_port)"
-cat >"$work/nginx/nginx.conf" <<NGINX
-worker_processes $cores;
-daemon off;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log warn;
-events { worker_connections 1024; }
-http {
-    types { image/png png; }
-    default_type application/octet-stream;
-    access_log off;
-    sendfile on;
-    tcp_nopush on;
-    keepalive_timeout 65;
-    keepalive_requests 1000000;
-    ssl_certificate $work/tls/leaf.pem;
+start_nginx "    ssl_certificate $work/tls/leaf.pem;
     ssl_certificate_key $work/tls/leaf-key.pem;
     ssl_protocols TLSv1.2 TLSv1.3;
     ssl_session_cache off;
-    ssl_session_tickets off;
-    client_body_temp_path $work/nginx/tmp/body;
-    proxy_temp_path $work/nginx/tmp/proxy;
-    fastcgi_temp_path $work/nginx/tmp/fastcgi;
-    uwsgi_temp_path $work/nginx/tmp/uwsgi;
-    scgi_temp_path $work/nginx/tmp/scgi;
-    server {
+    ssl_session_tickets off;" "    server {
         listen 127.0.0.1:$nginx_port ssl;
         root $work/nginx/www;
-    }
-}
-NGINX
-"$nginx_bin" -p "$work/nginx" -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log" >"$work/nginx/stdout.log" 2>&1 &
-nginx_pid=$!
-pids+=("$nginx_pid")
+    }"
 
 declare -A port=([understudy]="$tls_port" [nginx]="$nginx_port")
 url() { echo "https://127.0.0.1:${port[$1]}/$2"; }

@@ -158,29 +158,16 @@ source Benchmarks/understudy-binary.sh
 
 # --- The files and the three servers' roots ---------------------------------------------------
 source Benchmarks/scratch.sh bench-server
-chmod 755 "$work"   # nginx workers may run as another user
-
-mkdir -p "$work/files" "$work/stubs" "$work/nginx/www" "$work/wiremock/__files" "$work/wiremock/mappings"
-python3 Benchmarks/server/make_png.py "$work/files/4k.png" 4096
-python3 Benchmarks/server/make_png.py "$work/files/100k.png" 102400
+source Benchmarks/server/bench-files.sh
+source Benchmarks/server/nginx.sh
+mkdir -p "$work/wiremock/__files" "$work/wiremock/mappings"
 for f in "${files[@]}"; do
-    cp "$work/files/$f" "$work/stubs/$f"
-    cp "$work/files/$f" "$work/nginx/www/$f"
     cp "$work/files/$f" "$work/wiremock/__files/$f"
     cat >"$work/wiremock/mappings/${f%.png}.json" <<EOF
 { "request": { "method": "GET", "url": "/$f" },
   "response": { "status": 200, "bodyFileName": "$f", "headers": { "Content-Type": "image/png" } } }
 EOF
 done
-cat >"$work/stubs/bench.yaml" <<'EOF'
-stubs:
-  - name: png-4k
-    request: { method: GET, path: /4k.png }
-    response: { file: 4k.png }
-  - name: png-100k
-    request: { method: GET, path: /100k.png }
-    response: { file: 100k.png }
-EOF
 chmod -R a+rX "$work"
 
 # Waits until URL answers 200, or dies after SECONDS naming the server and its log.
@@ -200,28 +187,7 @@ start_understudy serve "$work/stubs"
 
 nginx_port="$(free_port)"
 nginx_uncorked_port="$(free_port)"
-mkdir -p "$work/nginx/tmp"
-cat >"$work/nginx/nginx.conf" <<EOF
-worker_processes $cores;
-daemon off;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log warn;
-events { worker_connections 1024; }
-http {
-    types { image/png png; }
-    default_type application/octet-stream;
-    access_log off;
-    etag on;
-    sendfile on;
-    tcp_nopush on;
-    keepalive_timeout 65;
-    keepalive_requests 1000000;
-    client_body_temp_path $work/nginx/tmp/body;
-    proxy_temp_path $work/nginx/tmp/proxy;
-    fastcgi_temp_path $work/nginx/tmp/fastcgi;
-    uwsgi_temp_path $work/nginx/tmp/uwsgi;
-    scgi_temp_path $work/nginx/tmp/scgi;
-    server {
+start_nginx "    etag on;" "    server {
         listen 127.0.0.1:$nginx_port;
         root $work/nginx/www;
     }
@@ -229,12 +195,7 @@ http {
         listen 127.0.0.1:$nginx_uncorked_port;
         root $work/nginx/www;
         tcp_nopush off;
-    }
-}
-EOF
-"$nginx_bin" -p "$work/nginx" -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log" >"$work/nginx/stdout.log" 2>&1 &
-nginx_pid=$!
-pids+=("$nginx_pid")
+    }"
 
 servers=(understudy nginx)
 wiremock_port=0
