@@ -159,9 +159,9 @@ package final class TLSContextProvider: Sendable {
             let reader = try pipeline.context(name: Self.serverNameHandlerName)
             switch try answer(forHost: host) {
             case .handshake(let context):
-                try pipeline.addHandler(
-                    NIOSSLServerHandler(context: context), name: Self.tlsHandlerName, position: .after(reader.handler)
-                )
+                let tls = NIOSSLServerHandler(context: context)
+                try pipeline.addHandler(tls, name: Self.tlsHandlerName, position: .after(reader.handler))
+                try pipeline.addHandler(TLSWriteCoalescer(), position: .after(tls))
                 return eventLoop.makeSucceededVoidFuture()
             case .refusal:
                 // Written from the reader's place, so no handler after it sees these bytes.

@@ -1,0 +1,42 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOEmbedded
+@testable import UnderstudyServer
+import XCTest
+
+/// The writes in front of the TLS handler: small ones made between two flushes arrive as one
+/// (one TLS record instead of one each), large ones as they are, in order, and every writer's
+/// promise is kept.
+final class TLSWriteCoalescerTests: XCTestCase {
+    func testSmallWritesBetweenFlushesArriveAsOneAndLargeOnesAsTheyAre() throws {
+        let channel = EmbeddedChannel(handler: TLSWriteCoalescer())
+        defer { _ = try? channel.finish() }
+        let written = NIOLockedValueBox<[Int]>([])
+        for (index, text) in ["HEADERS", "DATA-HEAD", "body"].enumerated() {
+            let promise = channel.eventLoop.makePromise(of: Void.self)
+            promise.futureResult.whenSuccess { written.withLockedValue { $0.append(index) } }
+            channel.write(ByteBuffer(string: text), promise: promise)
+        }
+        XCTAssertNil(try channel.readOutbound(as: ByteBuffer.self), "nothing goes before the flush")
+        let large = ByteBuffer(repeating: 7, count: TLSWriteCoalescer.passThroughSize)
+        channel.write(large, promise: nil)
+        channel.write(ByteBuffer(string: "tail"), promise: nil)
+        channel.flush()
+
+        XCTAssertEqual(try channel.readOutbound(as: ByteBuffer.self), ByteBuffer(string: "HEADERSDATA-HEADbody"))
+        XCTAssertEqual(try channel.readOutbound(as: ByteBuffer.self), large)
+        XCTAssertEqual(try channel.readOutbound(as: ByteBuffer.self), ByteBuffer(string: "tail"))
+        XCTAssertNil(try channel.readOutbound(as: ByteBuffer.self))
+        XCTAssertEqual(written.withLockedValue { $0 }, [0, 1, 2], "each joined write's promise succeeds")
+    }
+
+    func testRemovingTheHandlerPassesOnWhatItHeld() throws {
+        let coalescer = TLSWriteCoalescer()
+        let channel = EmbeddedChannel(handler: coalescer)
+        defer { _ = try? channel.finish() }
+        channel.write(ByteBuffer(string: "held"), promise: nil)
+        try channel.pipeline.syncOperations.removeHandler(coalescer).wait()
+        channel.flush()
+        XCTAssertEqual(try channel.readOutbound(as: ByteBuffer.self), ByteBuffer(string: "held"))
+    }
+}
