@@ -30,6 +30,23 @@ final class TLSWriteCoalescerTests: XCTestCase {
         XCTAssertEqual(written.withLockedValue { $0 }, [0, 1, 2], "each joined write's promise succeeds")
     }
 
+    func testFlushedWritesWaitWhileTheSocketTakesNoMoreAndGoWhenItDoes() throws {
+        let channel = EmbeddedChannel(handler: TLSWriteCoalescer())
+        defer { _ = try? channel.finish() }
+        channel.isWritable = false
+        let body = ByteBuffer(repeating: 1, count: 3 * TLSWriteCoalescer.passThroughSize)
+        channel.write(ByteBuffer(string: "head"), promise: nil)
+        channel.write(body, promise: nil)
+        channel.flush()
+        XCTAssertNil(try channel.readOutbound(as: ByteBuffer.self), "nothing is encrypted while the socket is full")
+
+        channel.isWritable = true
+        channel.pipeline.fireChannelWritabilityChanged()
+        XCTAssertEqual(try channel.readOutbound(as: ByteBuffer.self), ByteBuffer(string: "head"))
+        XCTAssertEqual(try channel.readOutbound(as: ByteBuffer.self), body, "a large write goes as it is, not copied into another")
+        XCTAssertNil(try channel.readOutbound(as: ByteBuffer.self))
+    }
+
     func testRemovingTheHandlerPassesOnWhatItHeld() throws {
         let coalescer = TLSWriteCoalescer()
         let channel = EmbeddedChannel(handler: coalescer)
