@@ -43,7 +43,7 @@ bench-server: deps
 bench-har: deps
 	bash Benchmarks/bench-har.sh
 
-## soak: 200 keep-alive connections for 60 s over every kind of stub; checks errors, journal and RSS.
+## soak: 200 keep-alive connections for 60 s over every kind of stub, plain, HTTPS and through CONNECT; checks errors, journal and RSS.
 soak: deps
 	bash Benchmarks/soak.sh
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make soak: understudy serve under 200 keep-alive connections for 60 s over a mix of stub
-# kinds (Benchmarks/soak/soak.py says what passes). Loopback only, bounded, stops by itself.
+# kinds, 60% plain HTTP, 20% HTTPS on the TLS listener, 20% HTTPS through an intercepted
+# CONNECT (Benchmarks/soak/soak.py says what passes). Loopback only, bounded, stops by itself.
 #   SOAK_SECONDS=20 SOAK_CONNECTIONS=50 bash Benchmarks/soak.sh     # shorter
 #   UNDERSTUDY_BIN=/path/to/understudy bash Benchmarks/soak.sh       # that binary, no build
 set -euo pipefail

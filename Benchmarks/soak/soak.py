@@ -4,6 +4,11 @@ of canned, JSON, generated, transcoded, negotiated, delayed, throttled and redir
 journal on. Loopback only; every connection stops by itself at the deadline, after finishing
 the request it is on, so "requests sent" is exact.
 
+The connections are shared among three ways in: plain HTTP on the plain port (60%), HTTPS on
+the TLS listener (20%), and HTTPS through the plain port as a proxy, each connection opening
+with `CONNECT img.soak.test:443` and going on inside the intercepted tunnel (20%). Both TLS
+shares trust exactly the server's local CA (a fresh one in a temporary --ca-dir).
+
 Passes (exit 0) when: no client saw an unexpected status, framing or body; the journal holds
 (count + dropped) exactly the requests sent; RSS at the end is within 10% of RSS after the
 first 10 s. Prints the figures either way.
@@ -16,8 +21,10 @@ import json
 import os
 import re
 import signal
+import ssl
 import subprocess
 import sys
+import tempfile
 import time
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -40,10 +47,16 @@ MIX = [
 ]
 
 
+# How connections come in: (share name, fraction of the connections).
+SHARES = [("http", 0.6), ("https", 0.2), ("connect", 0.2)]
+CONNECT_HOST = "img.soak.test"
+
+
 class Stats:
     def __init__(self):
         self.sent = 0
         self.by_kind = {name: 0 for name, *_ in MIX}
+        self.by_share = {name: 0 for name, _ in SHARES}
         self.errors = []
 
     def error(self, text):
@@ -68,14 +81,46 @@ async def read_response(reader):
     return status, headers, body
 
 
-async def connection(number, port, deadline, stats):
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+def share_of(number, connections):
+    """The way in of connection `number`: the first 60% plain, then HTTPS, then CONNECT."""
+    position, total = number / max(connections, 1), 0.0
+    for name, fraction in SHARES:
+        total += fraction
+        if position < total:
+            return name
+    return SHARES[-1][0]
+
+
+async def open_share(share, ports, tls):
+    """A connection for `share`, and the Host header its requests carry."""
+    if share == "http":
+        reader, writer = await asyncio.open_connection("127.0.0.1", ports["http"])
+        return reader, writer, f"127.0.0.1:{ports['http']}"
+    if share == "https":
+        reader, writer = await asyncio.open_connection("127.0.0.1", ports["https"], ssl=tls)
+        return reader, writer, f"127.0.0.1:{ports['https']}"
+    reader, writer = await asyncio.open_connection("127.0.0.1", ports["http"])
+    writer.write(f"CONNECT {CONNECT_HOST}:443 HTTP/1.1\r\nHost: {CONNECT_HOST}:443\r\n\r\n".encode())
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 30)
+    if not head.startswith(b"HTTP/1.1 200"):
+        raise ValueError(f"CONNECT answered {head[:40]!r}")
+    await writer.start_tls(tls, server_hostname=CONNECT_HOST)
+    return reader, writer, CONNECT_HOST
+
+
+async def connection(number, share, ports, tls, deadline, stats):
+    try:
+        reader, writer, host = await asyncio.wait_for(open_share(share, ports, tls), 30)
+    except Exception as error:
+        stats.error(f"{share} connection {number}: {type(error).__name__}: {error}")
+        return
+    stats.by_share[share] += 1
     step = number  # each connection starts elsewhere in the mix
     try:
         while time.monotonic() < deadline:
             name, path, extra, expected, check = MIX[step % len(MIX)]
             step += 1
-            lines = [f"GET {path} HTTP/1.1", f"Host: 127.0.0.1:{port}", "User-Agent: understudy-soak"]
+            lines = [f"GET {path} HTTP/1.1", f"Host: {host}", "User-Agent: understudy-soak"]
             lines += [f"{k}: {v}" for k, v in extra.items()]
             writer.write(("\r\n".join(lines) + "\r\n\r\n").encode())
             stats.sent += 1
@@ -91,7 +136,7 @@ async def connection(number, port, deadline, stats):
                 stats.error(f"{name} {path}: unexpected body of {len(body)} bytes ({body[:16]!r})")
             elif expected == 302:
                 location = headers.get("location", "")
-                writer.write(f"GET {location} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+                writer.write(f"GET {location} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
                 stats.sent += 1
                 status, _, body = await asyncio.wait_for(read_response(reader), 30)
                 if status != 200 or not is_png(body):
@@ -114,10 +159,13 @@ def admin(port, path):
         return json.loads(response.read())
 
 
-async def soak(port, pid, seconds, connections, stats):
+async def soak(ports, tls, pid, seconds, connections, stats):
     start = time.monotonic()
     deadline = start + seconds
-    tasks = [asyncio.create_task(connection(n, port, deadline, stats)) for n in range(connections)]
+    tasks = [
+        asyncio.create_task(connection(n, share_of(n, connections), ports, tls, deadline, stats))
+        for n in range(connections)
+    ]
     await asyncio.sleep(min(10, seconds / 2))
     rss_early = rss_kb(pid)
     sent_early = stats.sent
@@ -134,20 +182,24 @@ def main():
     parser.add_argument("--journal-limit", type=int, default=20000)
     options = parser.parse_args()
 
+    ca_dir = tempfile.mkdtemp(prefix="soak-ca.")
     server = subprocess.Popen(
-        [options.binary, "serve", options.stubs, "--port", "0", "--log", "quiet", "--journal-limit", str(options.journal_limit)],
+        [options.binary, "serve", options.stubs, "--port", "0", "--tls-port", "0", "--ca-dir", ca_dir,
+         "--intercept", CONNECT_HOST, "--log", "quiet", "--journal-limit", str(options.journal_limit)],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
     try:
         ready = server.stdout.readline()
-        match = re.search(r"Understudy listening on http://127\.0\.0\.1:(\d+)", ready)
+        match = re.search(r"Understudy listening on http://127\.0\.0\.1:(\d+) and https://127\.0\.0\.1:(\d+)", ready)
         if not match:
             print(f"understudy did not start: {ready}{server.stdout.read()}", file=sys.stderr)
             return 2
         port = int(match.group(1))
+        ports = {"http": port, "https": int(match.group(2))}
+        tls = ssl.create_default_context(cafile=os.path.join(ca_dir, "ca.pem"))
         rss_start = rss_kb(server.pid)
         stats = Stats()
-        rss_early, sent_early, elapsed = asyncio.run(soak(port, server.pid, options.seconds, options.connections, stats))
+        rss_early, sent_early, elapsed = asyncio.run(soak(ports, tls, server.pid, options.seconds, options.connections, stats))
         rss_end = rss_kb(server.pid)
         health = admin(port, "health")
         journal = health["journal"]
@@ -158,6 +210,7 @@ def main():
         print(f"  requests sent     {stats.sent} ({stats.sent / elapsed:.0f}/s)")
         for name, count in stats.by_kind.items():
             print(f"    {name:<17} {count}")
+        print("  connections       " + ", ".join(f"{count} {name}" for name, count in stats.by_share.items()))
         unexpected = [e for e in stats.errors if e is not None]
         print(f"  client errors     {len([e for e in stats.errors])}")
         for error in unexpected:
@@ -183,6 +236,7 @@ def main():
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
+        subprocess.run(["rm", "-rf", ca_dir], check=False)
 
 
 if __name__ == "__main__":
