@@ -210,6 +210,18 @@ final class HTTP2StreamTests: XCTestCase {
             XCTAssertFalse(client.isClosed)
             await client.close()
         }
-        XCTAssertEqual(stubs.journal.interactions.map(\.stubName), ["b"], "malformed requests reach no stub")
+        // Malformed requests reach no stub; each is journaled, with what was read of it and why.
+        let entries = stubs.journal.interactions
+        XCTAssertEqual(entries.compactMap(\.stubName), ["b"], "malformed requests reach no stub")
+        let refused = entries.filter { $0.stubName == nil }
+        XCTAssertEqual(refused.count, 3, "\(refused)")
+        XCTAssertTrue(refused.allSatisfy { $0.httpVersion == "HTTP/2" && $0.status == nil })
+        let reasons = refused.map { entry -> String in
+            guard case .failed(let message) = entry.outcome else { return "not failed: \(entry.outcome)" }
+            return message
+        }
+        XCTAssertTrue(reasons.allSatisfy { $0.hasPrefix("malformed HTTP/2 request, stream reset with PROTOCOL_ERROR: ") }, "\(reasons)")
+        XCTAssertEqual(refused.last.map { "\($0.request.method) \($0.request.url.path)" }, "POST /b")
+        XCTAssertEqual(reasons.last, "malformed HTTP/2 request, stream reset with PROTOCOL_ERROR: a body of 5 bytes where content-length says 10")
     }
 }

@@ -58,9 +58,23 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
             return
         }
         // A request NIO could not take as HTTP (no :path, a bad header): a malformed request is
-        // a stream error (RFC 9113 section 8.1.1).
+        // a stream error (RFC 9113 section 8.1.1), journaled with what was read of it.
+        var head: HTTPRequestHead?, start: Date?
+        if case .receiving(let received, _, let started, _) = state { (head, start) = (received, started) }
         state = .answering
         port.reset(.protocolError)
+        journalMalformed(String(describing: error), head: head, start: start)
+    }
+
+    /// Journals a request refused as malformed, its stream reset without an answer: the
+    /// request as far as it was read (`UNKNOWN /` when its header block itself was refused) and
+    /// why, as HTTP/1.1 journals the requests it refuses.
+    private func journalMalformed(_ reason: String, head: HTTPRequestHead?, start: Date?) {
+        let request = head.map { StubRequest(head: $0, body: nil, scheme: connection.scheme, listener: connection.listener) }
+            ?? StubRequest(partialHead: ByteBuffer(), scheme: connection.scheme, listener: connection.listener())
+        let message = "malformed HTTP/2 request, stream reset with PROTOCOL_ERROR: \(reason)"
+        let report = DeliveryReport(headSent: false, bodyBytesSent: 0, ending: .fault(.connectionReset), httpVersion: "HTTP/2")
+        responder.close(nil, request: request, startTime: start ?? Date(), answer: .refused(status: 400, message, silently: true), report: report)
     }
 
     // MARK: - The request
@@ -93,7 +107,8 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
             if let declared = head.headers.first(name: "content-length").flatMap(Int.init), declared != (body?.readableBytes ?? 0) {
                 // NIO's check is off for the connection (see ServerPipeline.configureHTTP2): a
                 // body that is not the length declared is malformed (RFC 9113 section 8.1.1).
-                return port.reset(.protocolError)
+                port.reset(.protocolError)
+                return journalMalformed("a body of \(body?.readableBytes ?? 0) bytes where content-length says \(declared)", head: head, start: start)
             }
             let arrival = ServerRequest.Arrival(start: start, headTime: headTime, endTime: context.eventLoop.now)
             if head.uri.utf8.starts(with: "/__admin".utf8), AdminAPI.isAdminPath(String(head.uri.prefix { $0 != "?" })) {

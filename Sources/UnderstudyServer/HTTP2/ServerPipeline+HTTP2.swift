@@ -77,6 +77,7 @@ extension ServerPipeline {
                 try sync.addHandler(HTTP2StreamHandler(connection: multiplexed.value, port: port))
             }
         }
+        try channel.pipeline.syncOperations.addHandler(HTTP2MalformedRequestJournal(responder: shared.responder, scheme: scheme, listener: listener))
         try connection.attach(to: channel)
         shared.track(channel)
     }
