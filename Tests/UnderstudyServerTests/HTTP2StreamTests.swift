@@ -191,6 +191,30 @@ final class HTTP2StreamTests: XCTestCase {
         XCTAssertEqual(entries.last?.outcome, .failed("request body over the limit of 100 bytes"))
     }
 
+    /// A stream whose body stops arriving gets 408 after the body timeout and is reset; a
+    /// sibling stream on the same connection, asked for meanwhile, is answered whole.
+    func testAStalledRequestBodyTimesOutOnItsOwnStream() async throws {
+        let stubs = makeStubs()
+        stubs.stub(.method("POST") && .path("/upload"), named: "upload", response: .text("thanks"))
+        try await withServer(stubs, configuration: .init(bodyTimeout: .milliseconds(300))) { server in
+            let client = try await HTTP2TestClient.connect(port: server.port)
+            let stalled = client.start("/upload", method: "POST", body: Array(repeating: 65, count: 10), endsStream: false, timeout: .seconds(5))
+            let sibling = try await client.send("/b")
+            XCTAssertTrue(sibling.body == Self.b, "the other stream is untouched")
+            let refused = try await stalled.get()
+            XCTAssertEqual(refused.status, "408")
+            XCTAssertEqual(String(decoding: refused.body, as: UTF8.self), "request body not received within 300ms\n")
+            XCTAssertFalse(client.isClosed, "the connection lives on")
+            let after = try await client.send("/b")
+            XCTAssertTrue(after.body == Self.b)
+            await client.close()
+        }
+        let timedOut = stubs.journal.interactions.filter { $0.request.url.path == "/upload" }
+        XCTAssertEqual(timedOut.map(\.status), [408])
+        XCTAssertEqual(timedOut.first?.outcome, .failed("request body not received within 300ms"))
+        XCTAssertEqual(timedOut.first?.httpVersion, "HTTP/2")
+    }
+
     /// Conformance cases of RFC 9113 section 8 that h2spec would try (it is not packaged for
     /// Debian): malformed requests are stream errors, and the connection lives on.
     func testMalformedRequestsAreStreamErrorsThatLeaveTheConnection() async throws {

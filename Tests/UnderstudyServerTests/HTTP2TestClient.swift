@@ -66,15 +66,15 @@ final class HTTP2TestClient: Sendable {
     /// connection's close) or `timeout` passes.
     func send(
         _ path: String, method: String = "GET", authority: String = "img.example.com", headers extra: [(String, String)] = [],
-        body: [UInt8]? = nil, timeout: TimeAmount = .seconds(10)
+        body: [UInt8]? = nil, endsStream: Bool = true, timeout: TimeAmount = .seconds(10)
     ) async throws -> Response {
-        try await start(path, method: method, authority: authority, headers: extra, body: body, timeout: timeout).get()
+        try await start(path, method: method, authority: authority, headers: extra, body: body, endsStream: endsStream, timeout: timeout).get()
     }
 
     /// Sends a request on a new stream; the future completes as ``send(_:method:authority:headers:body:timeout:)`` returns.
     func start(
         _ path: String, method: String = "GET", authority: String = "img.example.com", headers extra: [(String, String)] = [],
-        body: [UInt8]? = nil, timeout: TimeAmount = .seconds(10)
+        body: [UInt8]? = nil, endsStream: Bool = true, timeout: TimeAmount = .seconds(10)
     ) -> EventLoopFuture<Response> {
         let done = channel.eventLoop.makePromise(of: Response.self)
         var block: HPACKHeaders = [":method": method, ":scheme": "http", ":authority": authority, ":path": path]
@@ -83,9 +83,10 @@ final class HTTP2TestClient: Sendable {
         multiplexer.createStreamChannel { stream in
             stream.eventLoop.makeCompletedFuture {
                 try stream.pipeline.syncOperations.addHandler(StreamRecorder(done: done))
-                stream.write(HTTP2Frame.FramePayload.headers(.init(headers: requestHeaders, endStream: body == nil)), promise: nil)
+                // With `endsStream` false the request stops short: its body never ends.
+                stream.write(HTTP2Frame.FramePayload.headers(.init(headers: requestHeaders, endStream: body == nil && endsStream)), promise: nil)
                 if let body {
-                    stream.write(HTTP2Frame.FramePayload.data(.init(data: .byteBuffer(ByteBuffer(bytes: body)), endStream: true)), promise: nil)
+                    stream.write(HTTP2Frame.FramePayload.data(.init(data: .byteBuffer(ByteBuffer(bytes: body)), endStream: endsStream)), promise: nil)
                 }
                 stream.flush()
             }

@@ -27,6 +27,8 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
     private var context: ChannelHandlerContext?
     private var writer: HTTP2ResponseWriter?
     private var driver: DeliveryDriver?
+    /// Ends a request whose body does not arrive within the body timeout (408), as on HTTP/1.1.
+    private var bodyTimer: Scheduled<Void>?
 
     init(connection: HTTP2Connection, port: HTTP2FramePort) {
         self.connection = connection
@@ -41,6 +43,8 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        bodyTimer?.cancel()
+        bodyTimer = nil
         self.context = nil
         writer = nil
         connection.streamClosed()
@@ -88,7 +92,15 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
             head.headers.remove(name: "transfer-encoding")
             state = .receiving(head, nil, start: Date(), headTime: context.eventLoop.now)
             if let length = head.headers.first(name: "content-length").flatMap(Int.init), length > maxBodySize {
-                refuse(413, "request body over the limit of \(maxBodySize) bytes", context: context)
+                return refuse(413, "request body over the limit of \(maxBodySize) bytes", context: context)
+            }
+            // The rest of the request has the body timeout, counted from its head, per stream:
+            // the connection's other streams go on.
+            let timeout = TimeAmount.nanoseconds(connection.shared.configuration.bodyTimeout.nanoseconds)
+            let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+            bodyTimer = context.eventLoop.scheduleTask(in: timeout) {
+                guard let context = handler.value.context else { return }
+                handler.value.refuse(408, "request body not received within \(timeout.prettyPrint)", context: context)
             }
         case .body(var chunk):
             guard case .receiving(let head, var body, let start, let headTime) = state else { return }
@@ -104,6 +116,8 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
         case .end:
             guard case .receiving(let head, let body, let start, let headTime) = state else { return }
             state = .answering
+            bodyTimer?.cancel()
+            bodyTimer = nil
             if let declared = head.headers.first(name: "content-length").flatMap(Int.init), declared != (body?.readableBytes ?? 0) {
                 // NIO's check is off for the connection (see ServerPipeline.configureHTTP2): a
                 // body that is not the length declared is malformed (RFC 9113 section 8.1.1).
@@ -122,6 +136,8 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
     private func refuse(_ status: Int, _ message: String, context: ChannelHandlerContext) {
         guard case .receiving(let head, _, let start, let headTime) = state else { return }
         state = .answering
+        bodyTimer?.cancel()
+        bodyTimer = nil
         let request = StubRequest(head: head, body: nil, scheme: connection.scheme, listener: connection.listener)
         let arrival = ServerRequest.Arrival(start: start, headTime: headTime, endTime: context.eventLoop.now)
         deliver(.refused(status: status, message), request: request, method: head.method.rawValue, arrival: arrival, requestWhole: false)
