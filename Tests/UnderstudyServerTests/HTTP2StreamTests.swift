@@ -215,6 +215,26 @@ final class HTTP2StreamTests: XCTestCase {
         XCTAssertEqual(timedOut.first?.httpVersion, "HTTP/2")
     }
 
+    /// A connection with no stream open for the head timeout gets GOAWAY and is closed, as an
+    /// idle HTTP/1.1 connection is; one busy with a stream is not.
+    func testAnHTTP2ConnectionWithNoStreamForTheHeadTimeoutIsClosedWithGoAway() async throws {
+        let stubs = makeStubs()
+        stubs.stub(.path("/slow"), named: "slow", response: .text("late").delayed(by: .milliseconds(600)))
+        try await withServer(stubs, configuration: .init(requestHeadTimeout: .milliseconds(300))) { server in
+            let idle = try await HTTP2TestClient.connect(port: server.port)
+            let busy = try await HTTP2TestClient.connect(port: server.port)
+            let slow = try await busy.send("/slow")
+            XCTAssertEqual(String(decoding: slow.body, as: UTF8.self), "late", "a stream in flight outlasts the timeout")
+            try await Task.sleep(for: .milliseconds(200))
+            XCTAssertFalse(busy.isClosed, "the count starts again when the last stream ends")
+            let deadline = ContinuousClock.now + .seconds(5)
+            while !idle.isClosed, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            XCTAssertTrue(idle.isClosed)
+            XCTAssertEqual(idle.goAwaysReceived.first, HTTP2StreamID(0), "GOAWAY first, naming no stream")
+            await busy.close()
+        }
+    }
+
     /// Conformance cases of RFC 9113 section 8 that h2spec would try (it is not packaged for
     /// Debian): malformed requests are stream errors, and the connection lives on.
     func testMalformedRequestsAreStreamErrorsThatLeaveTheConnection() async throws {

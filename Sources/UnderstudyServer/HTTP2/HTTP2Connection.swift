@@ -29,6 +29,8 @@ final class HTTP2Connection {
     private var openStreams = 0
     private var lastStreamID = HTTP2StreamID(0)
     private var goingAway = false
+    /// Closes the connection once it has had no stream for the head timeout (see ``awaitStreams()``).
+    private var idleTimer: Scheduled<Void>?
     /// HEADERS blocks by rendering (``PreparedResponse/renderID``).
     private var headerBlocks: [UInt64: HPACKHeaders] = [:]
 
@@ -48,6 +50,26 @@ final class HTTP2Connection {
         channel.closeFuture.whenComplete { _ in
             connection.value.framing = nil
             connection.value.repeatable = nil
+            connection.value.idleTimer?.cancel()
+            connection.value.idleTimer = nil
+        }
+        awaitStreams()
+    }
+
+    /// The head timeout of HTTP/2: a connection with no stream open (none yet, or none since
+    /// the last one ended) for ``StubServer/Configuration/requestHeadTimeout`` gets GOAWAY and
+    /// is closed, as an HTTP/1.1 connection that sends no request head within it is (slowloris,
+    /// idle keep-alive; nginx's `keepalive_timeout` on HTTP/2).
+    private func awaitStreams() {
+        idleTimer?.cancel()
+        guard let channel else { return }
+        let timeout = TimeAmount.nanoseconds(shared.configuration.requestHeadTimeout.nanoseconds)
+        let connection = NIOLoopBound(self, eventLoop: channel.eventLoop)
+        idleTimer = channel.eventLoop.scheduleTask(in: timeout) {
+            let connection = connection.value
+            guard connection.openStreams == 0 else { return }
+            connection.goingAway = true
+            connection.closeIfDone()
         }
     }
 
@@ -56,6 +78,8 @@ final class HTTP2Connection {
     /// A stream's handler joined its pipeline (before the stream's first frame is read).
     func streamOpened(_ id: HTTP2StreamID?) {
         openStreams += 1
+        idleTimer?.cancel()
+        idleTimer = nil
         if let id { lastStreamID = max(lastStreamID, id) }
     }
 
@@ -63,6 +87,7 @@ final class HTTP2Connection {
     func streamClosed() {
         openStreams -= 1
         closeIfDone()
+        if openStreams == 0, !goingAway { awaitStreams() }
     }
 
     // MARK: - Connection faults
