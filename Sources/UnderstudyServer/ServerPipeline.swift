@@ -9,6 +9,9 @@ internal import NIOHTTP1
 ///           floods)                                   timeouts, refusals)       AdminAPI)              DeliveryDriver delivers)
 /// ```
 ///
+/// In front of them all, ``RepeatedRequestShortcut`` hands a read that repeats the last request
+/// answered by a fixed canned stub, byte for byte, straight to ``StubRequestHandler``.
+///
 /// Responses are framed by ``WireResponse`` and written as bytes straight to the socket.
 enum ServerPipeline {
     /// Sets up `channel` for HTTP/1.1 on `shared`'s registry.
@@ -22,22 +25,22 @@ enum ServerPipeline {
         limits.maxHeaderFieldCount = shared.configuration.maxHeaderCount
         let silentInput = SilentInputGuard(limit: 2 * limits.maxHeaderListSize)
         let sync = channel.pipeline.syncOperations
+        let handlers = http1Handlers(shared: shared, eventLoop: channel.eventLoop, origin: origin ?? shared.plainOrigin, silentInput: silentInput)
+        try sync.addHandler(RepeatedRequestShortcut(connection: handlers.connection, answerer: handlers.answerer))
         try sync.addHandler(silentInput)
         try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: limits)))
-        try sync.addHandlers(http1Handlers(shared: shared, eventLoop: channel.eventLoop, origin: origin ?? shared.plainOrigin, silentInput: silentInput))
+        try sync.addHandlers(handlers.all)
         shared.track(channel)
     }
 
     /// The handlers behind the request decoder (what handler tests put on an embedded channel).
     static func http1Handlers(
         shared: ServerShared, eventLoop: any EventLoop, origin: ConnectionOrigin? = nil, silentInput: SilentInputGuard? = nil
-    ) -> [any ChannelHandler] {
+    ) -> (all: [any ChannelHandler], connection: HTTP1ConnectionHandler, answerer: StubRequestHandler) {
         let origin = origin ?? shared.plainOrigin
-        return [
-            HTTP1ConnectionHandler(settings: shared.http1Settings(origin), silentInput: silentInput),
-            AdminRouteHandler(admin: shared.admin),
-            StubRequestHandler(shared: shared, origin: origin, wireResponses: shared.wireResponses(for: eventLoop)),
-        ]
+        let connection = HTTP1ConnectionHandler(settings: shared.http1Settings(origin), silentInput: silentInput)
+        let answerer = StubRequestHandler(shared: shared, origin: origin, wireResponses: shared.wireResponses(for: eventLoop))
+        return ([connection, AdminRouteHandler(admin: shared.admin), answerer], connection, answerer)
     }
 }
 

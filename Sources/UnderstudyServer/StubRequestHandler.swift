@@ -26,6 +26,9 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let responder: StubResponder
     private let wireResponses: WireResponseCache
     private var repeatable: Repeatable?
+    /// How many times ``repeatable`` was set: ``RepeatedRequestShortcut`` tells by it whether
+    /// the request it passed on was answered by a fixed canned stub.
+    private(set) var repeatablesSet = 0
     private var writer: HTTP1ResponseWriter?
     private var driver: DeliveryDriver?
     private var context: ChannelHandlerContext?
@@ -75,6 +78,7 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .answer(let answer):
             if let repeatableMatch {
                 repeatable = Repeatable(head: head, request: request, match: repeatableMatch)
+                repeatablesSet &+= 1
             }
             deliver(answer, request: request, method: head.method.rawValue, version: head.version, keepAlive: head.isKeepAlive, arrival: arrival)
         case .pending(let pending):
@@ -95,6 +99,20 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                                       keepAlive: head.isKeepAlive, arrival: arrival, journalID: id)
             }
         }
+    }
+
+    /// The head of the last request answered by a fixed canned stub.
+    var repeatableHead: HTTPRequestHead? { repeatable?.head }
+
+    /// Answers a request whose bytes repeat those of ``repeatableHead``'s request, as
+    /// ``RepeatedRequestShortcut`` found, with the same stub; `false` when the stubs changed
+    /// since and it must go the usual way. `connection` is told first that a request is answered.
+    func answerRepeat(connection: HTTP1ConnectionHandler, now: NIODeadline) -> Bool {
+        guard let last = repeatable, let answer = responder.answerAgain(last.match, for: last.request) else { return false }
+        connection.beginRepeatedRequest()
+        let arrival = ServerRequest.Arrival(start: Date(), headTime: now, endTime: now)
+        deliver(answer, request: last.request, method: last.head.method.rawValue, version: last.head.version, keepAlive: last.head.isKeepAlive, arrival: arrival)
+        return true
     }
 
     /// `CONNECT host:port`: intercepted (TLS as the host, the stubs answer inside), spliced to

@@ -49,4 +49,50 @@ final class RepeatedRequestTests: XCTestCase {
         XCTAssertEqual(stubs.journal.count(matching: .path("/a.txt")), 9, "every request journaled")
         XCTAssertEqual(stubs.useCounts["file"], 6, "and counted as a use of the stub that answered it")
     }
+
+    /// A read that finishes a head begun in an earlier read is not the request by itself: its
+    /// bytes sent again alone are a different request, answered and journaled as such.
+    func testAHeadFinishedInALaterReadIsNotTakenForTheNextRequestOfTheSameBytes() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.path("/a.txt"), named: "text", response: .text("a-END"))
+        let request = "GET /a.txt HTTP/1.1\r\nHost: img.test\r\n\r\n"
+
+        try await withServer(stubs) { server in
+            let socket = try RawSocket(port: server.port)
+            // The first read ends inside a header value that the second read's bytes complete.
+            socket.send("GET /a.txt HTTP/1.1\r\nX-Begun-Earlier: ")
+            try await Task.sleep(for: .milliseconds(100))
+            socket.send(request)
+            XCTAssertEqual(socket.read(until: "a-END").ending, .satisfied)
+            for _ in 1...3 {
+                socket.send(request)
+                XCTAssertEqual(socket.read(until: "a-END").ending, .satisfied)
+            }
+        }
+        let headers = stubs.journal.interactions.map { $0.request.headers["X-Begun-Earlier"] }
+        XCTAssertEqual(headers, ["GET /a.txt HTTP/1.1", nil, nil, nil], "only the first request had the header")
+        XCTAssertEqual(stubs.journal.interactions.map { $0.request.headers["Host"] }, Array(repeating: "img.test", count: 4))
+    }
+
+    /// Two repeats in one read (pipelined) are two requests, each answered and journaled, and a
+    /// repeat after them is answered as before.
+    func testPipelinedRepeatsInOneReadAreEachAnsweredAndJournaled() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.path("/a.txt"), named: "text", response: .text("a-END"))
+        let request = "GET /a.txt HTTP/1.1\r\nHost: img.test\r\n\r\n"
+
+        try await withServer(stubs) { server in
+            let socket = try RawSocket(port: server.port)
+            socket.send(request)
+            XCTAssertEqual(socket.read(until: "a-END").ending, .satisfied)
+            socket.send(request + request)
+            let both = socket.read(occurrences: 2, of: "a-END")
+            XCTAssertEqual(both.ending, .satisfied, "\(both)")
+            XCTAssertEqual(both.text.components(separatedBy: "HTTP/1.1 200 OK").count - 1, 2, "\(both)")
+            socket.send(request)
+            XCTAssertEqual(socket.read(until: "a-END").ending, .satisfied)
+        }
+        XCTAssertEqual(stubs.journal.count(matching: .path("/a.txt")), 4)
+        XCTAssertEqual(stubs.useCounts["text"], 4)
+    }
 }

@@ -11,7 +11,7 @@ final class RequestGuardHandlerTests: XCTestCase {
     private func makeChannel(_ stubs: StubRegistry = StubRegistry()) throws -> EmbeddedChannel {
         let shared = ServerShared(registry: stubs, configuration: .init(requestHeadTimeout: .seconds(2), maxHeaderCount: 256))
         let channel = EmbeddedChannel()
-        try channel.pipeline.syncOperations.addHandlers(ServerPipeline.http1Handlers(shared: shared, eventLoop: channel.eventLoop))
+        try channel.pipeline.syncOperations.addHandlers(ServerPipeline.http1Handlers(shared: shared, eventLoop: channel.eventLoop).all)
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
         return channel
     }
@@ -59,7 +59,7 @@ final class RequestGuardHandlerTests: XCTestCase {
         stubs.stub(.path("/upload"), response: .status(201))
         let shared = ServerShared(registry: stubs, configuration: .init(requestHeadTimeout: .seconds(2), bodyTimeout: .seconds(5)))
         let channel = EmbeddedChannel()
-        try channel.pipeline.syncOperations.addHandlers(ServerPipeline.http1Handlers(shared: shared, eventLoop: channel.eventLoop))
+        try channel.pipeline.syncOperations.addHandlers(ServerPipeline.http1Handlers(shared: shared, eventLoop: channel.eventLoop).all)
         try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).get()
         let reader = ResponseBytesReader()
 

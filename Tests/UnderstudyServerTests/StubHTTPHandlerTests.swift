@@ -13,7 +13,7 @@ final class StubHTTPHandlerTests: XCTestCase {
         let shared = ServerShared(registry: stubs, configuration: .init(maxBodySize: 100))
         let channel = NIOAsyncTestingChannel()
         try await channel.eventLoop.submit {
-            try channel.pipeline.syncOperations.addHandlers(ServerPipeline.http1Handlers(shared: shared, eventLoop: channel.eventLoop))
+            try channel.pipeline.syncOperations.addHandlers(ServerPipeline.http1Handlers(shared: shared, eventLoop: channel.eventLoop).all)
         }.get()
         return channel
     }

@@ -50,6 +50,8 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
     private var awaitingSince: NIODeadline?
     private var timer: Scheduled<Void>?
     private var timerDeadline = NIODeadline.distantFuture
+    /// How many requests were passed on (see ``RepeatedRequestShortcut``).
+    private(set) var requestsPassedOn = 0
 
     init(settings: HTTP1Settings, silentInput: SilentInputGuard? = nil) {
         self.settings = settings
@@ -96,6 +98,24 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
         guard answering else { return false }
         if case .receiving = readState { return false }
         return true
+    }
+
+    /// Whether nothing of a request is in hand or waiting: no request read in part, none queued.
+    var hasNothingPending: Bool {
+        guard queued.isEmpty, case .idle = readState else { return false }
+        return true
+    }
+
+    /// Whether a next request would be passed on at once: nothing pending, no answer going.
+    var isBetweenRequests: Bool { !answering && hasNothingPending }
+
+    /// A request was answered without passing through here (``RepeatedRequestShortcut``): its
+    /// answer is going, as if it had been passed on.
+    func beginRepeatedRequest() {
+        silentInput?.partDecoded()
+        awaitingSince = nil
+        answering = true
+        requestsPassedOn &+= 1
     }
 
     func read(context: ChannelHandlerContext) {
@@ -156,6 +176,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
             readState = .idle
             awaitingSince = nil
             answering = true
+            requestsPassedOn &+= 1
             let arrival = ServerRequest.Arrival(start: start, headTime: headTime, endTime: context.eventLoop.now)
             context.fireChannelRead(wrapInboundOut(.request(head, body: body, arrival: arrival)))
         }
