@@ -268,4 +268,40 @@ final class HTTP2StreamTests: XCTestCase {
         XCTAssertEqual(refused.last.map { "\($0.request.method) \($0.request.url.path)" }, "POST /b")
         XCTAssertEqual(reasons.last, "malformed HTTP/2 request, stream reset with PROTOCOL_ERROR: a body of 5 bytes where content-length says 10")
     }
+
+    /// A HEADERS block that is not a request (RFC 9113 section 8.3.1): without `:method`,
+    /// `:scheme` or `:path`, or with one twice. Each stream is reset and journaled with why, in
+    /// words; a
+    /// block without `:authority` is matched on the listener's address, as HTTP/1.1 without `Host`.
+    func testHeaderBlocksMissingOrRepeatingPseudoHeadersAreResetAndJournaledWithWhy() async throws {
+        let stubs = makeStubs()
+        try await withServer(stubs) { server in
+            let client = try await HTTP2TestClient.connect(port: server.port, validatesContentLength: false, validatesHeaders: false)
+            for omitted in [":method", ":scheme", ":path"] {
+                let response = try await client.send("/b", omitting: [omitted])
+                XCTAssertNil(response.headers, "without \(omitted)")
+                XCTAssertEqual(response.reset, .protocolError, "without \(omitted)")
+            }
+            let twice = try await client.send("/b", headers: [(":path", "/a")])
+            XCTAssertEqual(twice.reset, .protocolError, ":path twice")
+            let noAuthority = try await client.send("/b", omitting: [":authority"])
+            XCTAssertEqual(noAuthority.headers?.first(name: ":status"), "200", "no :authority")
+            XCTAssertTrue(noAuthority.body == Self.b)
+            XCTAssertFalse(client.isClosed, "stream errors leave the connection")
+            await client.close()
+        }
+        let entries = stubs.journal.interactions
+        XCTAssertEqual(entries.last?.stubName, "b")
+        XCTAssertEqual(entries.last?.request.url.host, "127.0.0.1", "matched on the listener's address")
+        let reasons = entries.dropLast().map { entry -> String in
+            guard case .failed(let message) = entry.outcome else { return "not failed: \(entry.outcome)" }
+            return message.replacingOccurrences(of: "malformed HTTP/2 request, stream reset with PROTOCOL_ERROR: ", with: "")
+        }
+        XCTAssertEqual(reasons.count, 4, "\(entries)")
+        let needs = "a request needs :method, :scheme and :path, once each (RFC 9113 section 8.3.1); this one had "
+        XCTAssertEqual(reasons, [
+            needs + ":scheme, :authority, :path", needs + ":method, :authority, :path", needs + ":method, :scheme, :authority",
+            "pseudo-header :path appears twice",
+        ])
+    }
 }

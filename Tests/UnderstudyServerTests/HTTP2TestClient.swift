@@ -66,18 +66,24 @@ final class HTTP2TestClient: Sendable {
     /// connection's close) or `timeout` passes.
     func send(
         _ path: String, method: String = "GET", authority: String = "img.example.com", headers extra: [(String, String)] = [],
-        body: [UInt8]? = nil, endsStream: Bool = true, timeout: TimeAmount = .seconds(10)
+        body: [UInt8]? = nil, endsStream: Bool = true, omitting omitted: Set<String> = [], timeout: TimeAmount = .seconds(10)
     ) async throws -> Response {
-        try await start(path, method: method, authority: authority, headers: extra, body: body, endsStream: endsStream, timeout: timeout).get()
+        try await start(
+            path, method: method, authority: authority, headers: extra, body: body, endsStream: endsStream, omitting: omitted, timeout: timeout
+        ).get()
     }
 
-    /// Sends a request on a new stream; the future completes as ``send(_:method:authority:headers:body:timeout:)`` returns.
+    /// Sends a request on a new stream; the future completes as ``send(_:method:authority:headers:body:endsStream:omitting:timeout:)`` returns.
+    /// `omitted` names pseudo-header fields left out of the block (a malformed request).
     func start(
         _ path: String, method: String = "GET", authority: String = "img.example.com", headers extra: [(String, String)] = [],
-        body: [UInt8]? = nil, endsStream: Bool = true, timeout: TimeAmount = .seconds(10)
+        body: [UInt8]? = nil, endsStream: Bool = true, omitting omitted: Set<String> = [], timeout: TimeAmount = .seconds(10)
     ) -> EventLoopFuture<Response> {
         let done = channel.eventLoop.makePromise(of: Response.self)
-        var block: HPACKHeaders = [":method": method, ":scheme": "http", ":authority": authority, ":path": path]
+        var block = HPACKHeaders()
+        for (name, value) in [(":method", method), (":scheme", "http"), (":authority", authority), (":path", path)] where !omitted.contains(name) {
+            block.add(name: name, value: value)
+        }
         for (name, value) in extra { block.add(name: name, value: value) }
         let requestHeaders = block
         multiplexer.createStreamChannel { stream in

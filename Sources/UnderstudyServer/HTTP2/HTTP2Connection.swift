@@ -13,6 +13,8 @@ final class HTTP2Connection {
     /// The last request answered by a fixed canned stub, kept to answer an identical next one.
     struct Repeatable {
         let head: HTTPRequestHead
+        /// The HEADERS block it came in: a next one with the same fields is the same request.
+        let block: HPACKHeaders
         let request: StubRequest
         let match: StubRegistry.RepeatableMatch
     }

@@ -1,21 +1,15 @@
 internal import NIOCore
 internal import NIOHTTP2
 
-/// A stream's frame-level way out, first in its pipeline, in front of the HTTP/1 codec: the
-/// response is written here as HTTP/2 frame payloads (HEADERS blocks made once per rendering,
-/// DATA, RST_STREAM), which the codec's HTTP/1 response parts cannot say.
-final class HTTP2FramePort: ChannelOutboundHandler, RemovableChannelHandler {
-    typealias OutboundIn = HTTP2Frame.FramePayload
-    typealias OutboundOut = HTTP2Frame.FramePayload
-
+/// A stream's frame-level way out: the response is written here as HTTP/2 frame payloads
+/// (HEADERS blocks made once per rendering, DATA, RST_STREAM). ``HTTP2StreamHandler`` points it
+/// at its context while it is in the stream's pipeline; writes after that fail.
+final class HTTP2FramePort {
     private var context: ChannelHandlerContext?
 
-    func handlerAdded(context: ChannelHandlerContext) {
+    /// Writes go through `context` from now on (`nil`: the stream's handler is gone).
+    func attach(_ context: ChannelHandlerContext?) {
         self.context = context
-    }
-
-    func handlerRemoved(context: ChannelHandlerContext) {
-        self.context = nil
     }
 
     /// Writes `payload` on the stream.
@@ -24,7 +18,7 @@ final class HTTP2FramePort: ChannelOutboundHandler, RemovableChannelHandler {
             promise?.fail(ChannelError.ioOnClosedChannel)
             return
         }
-        context.write(wrapOutboundOut(payload), promise: promise)
+        context.write(NIOAny(payload), promise: promise)
     }
 
     func flush() {

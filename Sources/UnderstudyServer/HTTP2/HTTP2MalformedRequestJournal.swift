@@ -39,8 +39,25 @@ final class HTTP2MalformedRequestJournal: ChannelInboundHandler, RemovableChanne
             return context.fireErrorCaught(error)
         }
         let request = StubRequest(partialHead: ByteBuffer(), scheme: scheme, listener: listener())
-        let message = "malformed HTTP/2 request, stream reset with PROTOCOL_ERROR: \(error)"
+        let message = "malformed HTTP/2 request, stream reset with PROTOCOL_ERROR: \(Self.reason(error))"
         let report = DeliveryReport(headSent: false, bodyBytesSent: 0, ending: .fault(.connectionReset), httpVersion: "HTTP/2")
         responder.close(nil, request: request, startTime: Date(), answer: .refused(status: 400, message, silently: true), report: report)
+    }
+
+    /// What is wrong with the block, in words, for the common cases; NIO's own description else.
+    static func reason(_ error: any Error) -> String {
+        switch error {
+        case let error as NIOHTTP2Errors.InvalidPseudoHeaders:
+            let names = error.headerBlock.map(\.name).filter { $0.hasPrefix(":") }
+            return "a request needs :method, :scheme and :path, once each (RFC 9113 section 8.3.1); this one had \(names.joined(separator: ", "))"
+        case let error as NIOHTTP2Errors.DuplicatePseudoHeader:
+            return "pseudo-header \(error.name) appears twice"
+        case let error as NIOHTTP2Errors.MissingPseudoHeader:
+            return "no \(error.name) pseudo-header"
+        case let error as NIOHTTP2Errors.UnknownPseudoHeader:
+            return "unknown pseudo-header \(error.name)"
+        default:
+            return "\(error)"
+        }
     }
 }

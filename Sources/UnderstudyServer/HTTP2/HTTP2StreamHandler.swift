@@ -5,13 +5,18 @@ internal import NIOHTTP1
 internal import NIOHTTP2
 import Understudy
 
-/// Answers one HTTP/2 stream, last in its pipeline behind NIO's HTTP/2-to-HTTP/1 codec (which
-/// makes `:authority` the `Host` the stubs match on): it assembles the request (413 over the
-/// body limit, as on HTTP/1.1), sends `/__admin/` to the ``AdminAPI``, and answers everything
-/// else with the server's ``StubResponder`` and a ``DeliveryDriver`` writing through an
-/// ``HTTP2ResponseWriter``, the same decisions, plans and journal as HTTP/1.1.
+/// Answers one HTTP/2 stream, alone in its pipeline: it reads the stream's frames as a request
+/// (`:authority` is the `Host` the stubs match on; 413 over the body limit, as on HTTP/1.1),
+/// sends `/__admin/` to the ``AdminAPI``, and answers everything else with the server's
+/// ``StubResponder`` and a ``DeliveryDriver`` writing frames through an ``HTTP2ResponseWriter``,
+/// the same decisions, plans and journal as HTTP/1.1.
+///
+/// It reads frames itself rather than behind NIO's HTTP/2-to-HTTP/1 codec: one handler per
+/// stream instead of three, and a HEADERS block that repeats the last one a fixed canned stub
+/// answered (see ``HTTP2Connection/Repeatable``) is answered again without being converted.
 final class HTTP2StreamHandler: ChannelInboundHandler {
-    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundIn = HTTP2Frame.FramePayload
+    typealias OutboundOut = HTTP2Frame.FramePayload
 
     private enum State {
         case awaitingHead
@@ -21,7 +26,7 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
     }
 
     private let connection: HTTP2Connection
-    private let port: HTTP2FramePort
+    private let port = HTTP2FramePort()
     private let responder: StubResponder
     private var state = State.awaitingHead
     private var context: ChannelHandlerContext?
@@ -29,15 +34,17 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
     private var driver: DeliveryDriver?
     /// Ends a request whose body does not arrive within the body timeout (408), as on HTTP/1.1.
     private var bodyTimer: Scheduled<Void>?
+    /// The request's HEADERS block, kept with a repeatable answer.
+    private var block = HPACKHeaders()
 
-    init(connection: HTTP2Connection, port: HTTP2FramePort) {
+    init(connection: HTTP2Connection) {
         self.connection = connection
-        self.port = port
         self.responder = connection.shared.responder
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        port.attach(context)
         writer = HTTP2ResponseWriter(port: port, connection: connection, eventLoop: context.eventLoop)
         connection.streamOpened(try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID))
     }
@@ -46,6 +53,7 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
         bodyTimer?.cancel()
         bodyTimer = nil
         self.context = nil
+        port.attach(nil)
         writer = nil
         connection.streamClosed()
     }
@@ -61,13 +69,19 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
             // The client reset the stream or the connection failed: the driver hears of it in channelInactive.
             return
         }
-        // A request NIO could not take as HTTP (no :path, a bad header): a malformed request is
-        // a stream error (RFC 9113 section 8.1.1), journaled with what was read of it.
+        refuseMalformed(String(describing: error))
+    }
+
+    /// A request that cannot be taken as HTTP (no `:method`, a bad header) is malformed, a
+    /// stream error (RFC 9113 section 8.1.1): reset, and journaled with what was read of it.
+    private func refuseMalformed(_ reason: String) {
         var head: HTTPRequestHead?, start: Date?
         if case .receiving(let received, _, let started, _) = state { (head, start) = (received, started) }
         state = .answering
+        bodyTimer?.cancel()
+        bodyTimer = nil
         port.reset(.protocolError)
-        journalMalformed(String(describing: error), head: head, start: start)
+        journalMalformed(reason, head: head, start: start)
     }
 
     /// Journals a request refused as malformed, its stream reset without an answer: the
@@ -84,52 +98,86 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
     // MARK: - The request
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let maxBodySize = connection.shared.configuration.maxBodySize
         switch unwrapInboundIn(data) {
-        case .head(var head):
-            guard case .awaitingHead = state else { return }
-            // The codec adds it for a request body of unknown length; an HTTP/2 request cannot carry it.
-            head.headers.remove(name: "transfer-encoding")
-            state = .receiving(head, nil, start: Date(), headTime: context.eventLoop.now)
-            if let length = head.headers.first(name: "content-length").flatMap(Int.init), length > maxBodySize {
-                return refuse(413, "request body over the limit of \(maxBodySize) bytes", context: context)
+        case .headers(let frame):
+            switch state {
+            case .awaitingHead:
+                if frame.endStream, answerRepeat(frame.headers, context: context) { return }
+                let head: HTTPRequestHead
+                do {
+                    head = try HTTPRequestHead(http2Request: frame.headers)
+                } catch {
+                    return refuseMalformed(error.message)
+                }
+                received(head, block: frame.headers, context: context)
+            case .receiving:
+                // Trailers: they end the request, and are not matched on.
+                break
+            case .answering:
+                return
             }
-            // The rest of the request has the body timeout, counted from its head, per stream:
-            // the connection's other streams go on.
-            let timeout = TimeAmount.nanoseconds(connection.shared.configuration.bodyTimeout.nanoseconds)
-            let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-            bodyTimer = context.eventLoop.scheduleTask(in: timeout) {
-                guard let context = handler.value.context else { return }
-                handler.value.refuse(408, "request body not received within \(timeout.prettyPrint)", context: context)
+            if frame.endStream { ended(context: context) }
+        case .data(let frame):
+            guard case .receiving = state else { return }
+            if case .byteBuffer(let chunk) = frame.data, chunk.readableBytes > 0 {
+                receivedBody(chunk, context: context)
             }
-        case .body(var chunk):
-            guard case .receiving(let head, var body, let start, let headTime) = state else { return }
-            if (body?.readableBytes ?? 0) + chunk.readableBytes > maxBodySize {
-                return refuse(413, "request body over the limit of \(maxBodySize) bytes", context: context)
-            }
-            if body == nil {
-                body = chunk
-            } else {
-                body!.writeBuffer(&chunk)
-            }
-            state = .receiving(head, body, start: start, headTime: headTime)
-        case .end:
-            guard case .receiving(let head, let body, let start, let headTime) = state else { return }
-            state = .answering
-            bodyTimer?.cancel()
-            bodyTimer = nil
-            if let declared = head.headers.first(name: "content-length").flatMap(Int.init), declared != (body?.readableBytes ?? 0) {
-                // NIO's check is off for the connection (see ServerPipeline.configureHTTP2): a
-                // body that is not the length declared is malformed (RFC 9113 section 8.1.1).
-                port.reset(.protocolError)
-                return journalMalformed("a body of \(body?.readableBytes ?? 0) bytes where content-length says \(declared)", head: head, start: start)
-            }
-            let arrival = ServerRequest.Arrival(start: start, headTime: headTime, endTime: context.eventLoop.now)
-            if head.uri.utf8.starts(with: "/__admin".utf8), AdminAPI.isAdminPath(String(head.uri.prefix { $0 != "?" })) {
-                return answerAdmin(head, body: body, context: context)
-            }
-            answer(head, body: body, arrival: arrival, context: context)
+            if frame.endStream { ended(context: context) }
+        default:
+            break
         }
+    }
+
+    /// A request's HEADERS: its head in hand, the body (if any) still to come.
+    private func received(_ head: HTTPRequestHead, block: HPACKHeaders, context: ChannelHandlerContext) {
+        let maxBodySize = connection.shared.configuration.maxBodySize
+        state = .receiving(head, nil, start: Date(), headTime: context.eventLoop.now)
+        self.block = block
+        if let length = head.headers.first(name: "content-length").flatMap(Int.init), length > maxBodySize {
+            return refuse(413, "request body over the limit of \(maxBodySize) bytes", context: context)
+        }
+        // The rest of the request has the body timeout, counted from its head, per stream:
+        // the connection's other streams go on.
+        let timeout = TimeAmount.nanoseconds(connection.shared.configuration.bodyTimeout.nanoseconds)
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        bodyTimer = context.eventLoop.scheduleTask(in: timeout) {
+            guard let context = handler.value.context else { return }
+            handler.value.refuse(408, "request body not received within \(timeout.prettyPrint)", context: context)
+        }
+    }
+
+    private func receivedBody(_ chunk: ByteBuffer, context: ChannelHandlerContext) {
+        guard case .receiving(let head, var body, let start, let headTime) = state else { return }
+        let maxBodySize = connection.shared.configuration.maxBodySize
+        if (body?.readableBytes ?? 0) + chunk.readableBytes > maxBodySize {
+            return refuse(413, "request body over the limit of \(maxBodySize) bytes", context: context)
+        }
+        if body == nil {
+            body = chunk
+        } else {
+            var chunk = chunk
+            body!.writeBuffer(&chunk)
+        }
+        state = .receiving(head, body, start: start, headTime: headTime)
+    }
+
+    /// END_STREAM: the request is whole.
+    private func ended(context: ChannelHandlerContext) {
+        guard case .receiving(let head, let body, let start, let headTime) = state else { return }
+        state = .answering
+        bodyTimer?.cancel()
+        bodyTimer = nil
+        if let declared = head.headers.first(name: "content-length").flatMap(Int.init), declared != (body?.readableBytes ?? 0) {
+            // NIO's check is off for the connection (see ServerPipeline.configureHTTP2): a
+            // body that is not the length declared is malformed (RFC 9113 section 8.1.1).
+            port.reset(.protocolError)
+            return journalMalformed("a body of \(body?.readableBytes ?? 0) bytes where content-length says \(declared)", head: head, start: start)
+        }
+        let arrival = ServerRequest.Arrival(start: start, headTime: headTime, endTime: context.eventLoop.now)
+        if head.uri.utf8.starts(with: "/__admin".utf8), AdminAPI.isAdminPath(String(head.uri.prefix { $0 != "?" })) {
+            return answerAdmin(head, body: body, context: context)
+        }
+        answer(head, body: body, arrival: arrival, context: context)
     }
 
     /// Answers the request in hand with `status` before it is whole, journaled as a refusal.
@@ -147,17 +195,13 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
 
     private func answer(_ head: HTTPRequestHead, body: ByteBuffer?, arrival: ServerRequest.Arrival, context: ChannelHandlerContext) {
         let method = head.method.rawValue
-        if body == nil, let last = connection.repeatable, Self.isRepeat(head, of: last.head),
-           let answer = responder.answerAgain(last.match, for: last.request) {
-            return deliver(answer, request: last.request, method: method, arrival: arrival)
-        }
         connection.repeatable = nil
         let request = StubRequest(head: head, body: body, scheme: connection.scheme, listener: connection.listener)
         var repeatableMatch: StubRegistry.RepeatableMatch?
         switch responder.decide(request, repeatable: &repeatableMatch) {
         case .answer(let answer):
             if let repeatableMatch {
-                connection.repeatable = HTTP2Connection.Repeatable(head: head, request: request, match: repeatableMatch)
+                connection.repeatable = HTTP2Connection.Repeatable(head: head, block: block, request: request, match: repeatableMatch)
             }
             deliver(answer, request: request, method: method, arrival: arrival)
         case .pending(let pending):
@@ -179,10 +223,24 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
         }
     }
 
-    /// Whether `head` asks exactly what `last` did, so the request built from it would be the same.
-    private static func isRepeat(_ head: HTTPRequestHead, of last: HTTPRequestHead) -> Bool {
-        guard head.method == last.method, head.uri == last.uri, head.headers.count == last.headers.count else { return false }
-        return zip(head.headers, last.headers).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+    /// Answers a whole request whose HEADERS block repeats, field for field, that of the last
+    /// request a fixed canned stub answered on this connection, with the same stub; `false`
+    /// when it is not such a repeat or the stubs changed since.
+    private func answerRepeat(_ block: HPACKHeaders, context: ChannelHandlerContext) -> Bool {
+        guard let last = connection.repeatable, Self.isRepeat(block, of: last.block),
+              let answer = responder.answerAgain(last.match, for: last.request)
+        else { return false }
+        state = .answering
+        let now = context.eventLoop.now
+        deliver(answer, request: last.request, method: last.head.method.rawValue, arrival: ServerRequest.Arrival(start: Date(), headTime: now, endTime: now))
+        return true
+    }
+
+    /// Whether `block` holds exactly the fields of `last`, in order, so the request made of it
+    /// would be the same.
+    private static func isRepeat(_ block: HPACKHeaders, of last: HPACKHeaders) -> Bool {
+        guard block.count == last.count else { return false }
+        return zip(block, last).allSatisfy { $0.name == $1.name && $0.value == $1.value }
     }
 
     private func deliver(

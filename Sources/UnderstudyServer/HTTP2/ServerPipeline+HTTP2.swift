@@ -41,8 +41,8 @@ extension ServerPipeline {
     /// negotiated `h2` by ALPN. Call it on the channel's event loop.
     ///
     /// ```
-    /// bytes ─▶ NIOHTTP2Handler ─┬─ stream ─▶ HTTP2FramePort ─▶ HTTP2FramePayloadToHTTP1ServerCodec ─▶ HTTP2StreamHandler
-    ///                           └─ stream ─▶ ...              (one pipeline per stream)
+    /// bytes ─▶ NIOHTTP2Handler ─┬─ stream ─▶ HTTP2StreamHandler   (frames in, frames out through its HTTP2FramePort)
+    ///                           └─ stream ─▶ ...                  (one pipeline per stream)
     /// ```
     ///
     /// Each stream runs the same responder and delivery plans as an HTTP/1.1 request, through
@@ -70,11 +70,7 @@ extension ServerPipeline {
             mode: .server, connectionConfiguration: connectionConfiguration, streamConfiguration: .init()
         ) { stream in
             stream.eventLoop.makeCompletedFuture {
-                let port = HTTP2FramePort()
-                let sync = stream.pipeline.syncOperations
-                try sync.addHandler(port)
-                try sync.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
-                try sync.addHandler(HTTP2StreamHandler(connection: multiplexed.value, port: port))
+                try stream.pipeline.syncOperations.addHandler(HTTP2StreamHandler(connection: multiplexed.value))
             }
         }
         try channel.pipeline.syncOperations.addHandler(HTTP2MalformedRequestJournal(responder: shared.responder, scheme: scheme, listener: listener))
