@@ -53,19 +53,16 @@ final class RepeatedRequestTests: XCTestCase {
     /// A read that finishes a head begun in an earlier read is not the request by itself: its
     /// bytes sent again alone are a different request, answered and journaled as such.
     func testAHeadFinishedInALaterReadIsNotTakenForTheNextRequestOfTheSameBytes() async throws {
-        let stubs = StubRegistry()
-        stubs.stub(.path("/a.txt"), named: "text", response: .text("a-END"))
-        let request = "GET /a.txt HTTP/1.1\r\nHost: img.test\r\n\r\n"
-
+        let stubs = Self.textStub()
         try await withServer(stubs) { server in
             let socket = try RawSocket(port: server.port)
             // The first read ends inside a header value that the second read's bytes complete.
             socket.send("GET /a.txt HTTP/1.1\r\nX-Begun-Earlier: ")
             try await Task.sleep(for: .milliseconds(100))
-            socket.send(request)
+            socket.send(Self.request)
             XCTAssertEqual(socket.read(until: "a-END").ending, .satisfied)
             for _ in 1...3 {
-                socket.send(request)
+                socket.send(Self.request)
                 XCTAssertEqual(socket.read(until: "a-END").ending, .satisfied)
             }
         }
@@ -77,22 +74,28 @@ final class RepeatedRequestTests: XCTestCase {
     /// Two repeats in one read (pipelined) are two requests, each answered and journaled, and a
     /// repeat after them is answered as before.
     func testPipelinedRepeatsInOneReadAreEachAnsweredAndJournaled() async throws {
-        let stubs = StubRegistry()
-        stubs.stub(.path("/a.txt"), named: "text", response: .text("a-END"))
-        let request = "GET /a.txt HTTP/1.1\r\nHost: img.test\r\n\r\n"
-
+        let stubs = Self.textStub()
         try await withServer(stubs) { server in
             let socket = try RawSocket(port: server.port)
-            socket.send(request)
+            socket.send(Self.request)
             XCTAssertEqual(socket.read(until: "a-END").ending, .satisfied)
-            socket.send(request + request)
+            socket.send(Self.request + Self.request)
             let both = socket.read(occurrences: 2, of: "a-END")
             XCTAssertEqual(both.ending, .satisfied, "\(both)")
             XCTAssertEqual(both.text.components(separatedBy: "HTTP/1.1 200 OK").count - 1, 2, "\(both)")
-            socket.send(request)
+            socket.send(Self.request)
             XCTAssertEqual(socket.read(until: "a-END").ending, .satisfied)
         }
         XCTAssertEqual(stubs.journal.count(matching: .path("/a.txt")), 4)
         XCTAssertEqual(stubs.useCounts["text"], 4)
+    }
+
+    /// The request the shortcut tests repeat, and the stub that answers it.
+    private static let request = "GET /a.txt HTTP/1.1\r\nHost: img.test\r\n\r\n"
+
+    private static func textStub() -> StubRegistry {
+        let stubs = StubRegistry()
+        stubs.stub(.path("/a.txt"), named: "text", response: .text("a-END"))
+        return stubs
     }
 }
