@@ -191,6 +191,31 @@ final class HTTP2StreamTests: XCTestCase {
         XCTAssertEqual(entries.last?.outcome, .failed("request body over the limit of 100 bytes"))
     }
 
+    /// Request bodies larger than the stream's and the connection's flow-control windows
+    /// (65,535 bytes each, RFC 9113 section 6.9.2) arrive whole, several at once on one
+    /// connection: the server gives the client more window as it reads. Without WINDOW_UPDATE
+    /// frames the uploads stall at 64 KB and time out.
+    func testRequestBodiesLargerThanTheFlowControlWindowsArriveWhole() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.method("POST") && .path("/upload"), named: "upload", response: .text("thanks"))
+        let bodies = (1...3).map { Self.bytes(300_000 + $0, seed: UInt8($0)) }
+        try await withServer(stubs, configuration: .init(bodyTimeout: .seconds(5))) { server in
+            let client = try await HTTP2TestClient.connect(port: server.port)
+            let uploads = bodies.map { client.start("/upload", method: "POST", body: $0) }
+            for upload in uploads {
+                let response = try await upload.get()
+                XCTAssertEqual(response.status, "200")
+                XCTAssertEqual(String(decoding: response.body, as: UTF8.self), "thanks")
+            }
+            let after = try await client.send("/upload", method: "POST", body: bodies[0])
+            XCTAssertEqual(after.status, "200", "the connection's window is given back as well")
+            await client.close()
+        }
+        let received = stubs.journal.interactions.compactMap(\.request.body)
+        XCTAssertEqual(received.count, 4)
+        XCTAssertEqual(Set(received), Set(bodies.map { Data($0) }), "each body, byte for byte")
+    }
+
     /// A stream whose body stops arriving gets 408 after the body timeout and is reset; a
     /// sibling stream on the same connection, asked for meanwhile, is answered whole.
     func testAStalledRequestBodyTimesOutOnItsOwnStream() async throws {

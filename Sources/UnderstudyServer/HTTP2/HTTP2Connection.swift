@@ -5,11 +5,19 @@ internal import NIOHTTP1
 internal import NIOHTTP2
 import Understudy
 
-/// What the streams of one HTTP/2 connection share, on its event loop: the server's responder
-/// and settings, the streams open (counted by their handlers, for `goaway`), the last request answered by a fixed canned
-/// stub (the repeated-request fast path, as on HTTP/1.1) and the header blocks of the
-/// renderings it sent.
-final class HTTP2Connection {
+/// An HTTP/2 connection's streams, behind NIO's HTTP/2 handler on the connection's own
+/// pipeline: it hands each stream's frames to its ``HTTP2Stream``, gives the client more
+/// flow-control window as request bodies are read, and ends streams as NIO reports them
+/// closed. A stream is an object, not a channel of its own: opening one costs an allocation,
+/// not a pipeline.
+///
+/// It also holds what the streams share: the server's responder and settings, the last request
+/// answered by a fixed canned stub (the repeated-request fast path, as on HTTP/1.1), the HEADERS
+/// blocks of the renderings it sent, and the connection-wide faults (`goaway`, garbage).
+final class HTTP2Connection: ChannelInboundHandler {
+    typealias InboundIn = HTTP2Frame
+    typealias OutboundOut = HTTP2Frame
+
     /// The last request answered by a fixed canned stub, kept to answer an identical next one.
     struct Repeatable {
         let head: HTTPRequestHead
@@ -23,39 +31,156 @@ final class HTTP2Connection {
     let scheme: String
     let listener: @Sendable () -> String
     let wireResponses: WireResponseCache
+    let eventLoop: any EventLoop
+    let allocator = ByteBufferAllocator()
     var repeatable: Repeatable?
 
-    private weak var channel: (any Channel)?
+    /// This handler's context: frames written here go through NIO's HTTP/2 handler.
+    private var context: ChannelHandlerContext?
     /// The HTTP/2 handler's context: writing there puts bytes below HTTP/2 framing.
     private var framing: ChannelHandlerContext?
-    private var openStreams = 0
+    private var streams: [HTTP2StreamID: HTTP2Stream] = [:]
     private var lastStreamID = HTTP2StreamID(0)
     private var goingAway = false
     /// Closes the connection once it has had no stream for the head timeout (see ``awaitStreams()``).
     private var idleTimer: Scheduled<Void>?
     /// HEADERS blocks by rendering (``PreparedResponse/renderID``).
     private var headerBlocks: [UInt64: HPACKHeaders] = [:]
+    private let connectionWindow = HTTP2InboundWindow()
+    /// Inside a read, flushes wait for its end: the streams a read answers leave together.
+    private var reading = false
+    private var flushPending = false
 
     init(shared: ServerShared, scheme: String, listener: @escaping @Sendable () -> String, eventLoop: any EventLoop) {
         self.shared = shared
         self.scheme = scheme
         self.listener = listener
+        self.eventLoop = eventLoop
         self.wireResponses = shared.wireResponses(for: eventLoop)
     }
 
-    /// Binds the connection to its channel, once the HTTP/2 handler is in the pipeline.
-    func attach(to channel: any Channel) throws {
-        self.channel = channel
-        framing = try channel.pipeline.syncOperations.context(handlerType: NIOHTTP2Handler.self)
-        // The context holds the HTTP/2 handler, which holds this connection as its stream delegate.
-        let connection = NIOLoopBound(self, eventLoop: channel.eventLoop)
-        channel.closeFuture.whenComplete { _ in
-            connection.value.framing = nil
-            connection.value.repeatable = nil
-            connection.value.idleTimer?.cancel()
-            connection.value.idleTimer = nil
-        }
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        framing = try? context.pipeline.syncOperations.context(handlerType: NIOHTTP2Handler.self)
         awaitStreams()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        closeAllStreams()
+        self.context = nil
+        framing = nil
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        closeAllStreams()
+        context.fireChannelInactive()
+    }
+
+    private func closeAllStreams() {
+        let open = streams.values
+        streams.removeAll()
+        for stream in open { stream.closed() }
+        repeatable = nil
+        idleTimer?.cancel()
+        idleTimer = nil
+    }
+
+    // MARK: - Frames in
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        reading = true
+        switch frame.payload {
+        case .headers, .data:
+            if let stream = streams[frame.streamID] {
+                stream.read(frame.payload)
+            } else if case .headers = frame.payload {
+                // NIO lets through only HEADERS that open a stream here: a new one.
+                open(frame.streamID).read(frame.payload)
+            }
+        default:
+            // Connection frames are NIO's; RST_STREAM arrives as a StreamClosedEvent.
+            break
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        reading = false
+        if flushPending {
+            flushPending = false
+            context.flush()
+        }
+        context.fireChannelReadComplete()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        switch event {
+        case let closed as StreamClosedEvent:
+            if let stream = streams.removeValue(forKey: closed.streamID) {
+                stream.closed()
+                streamClosed()
+            }
+        case let window as NIOHTTP2WindowUpdatedEvent:
+            guard let size = window.inboundWindowSize else { break }
+            if window.streamID == .rootStream {
+                if let increment = connectionWindow.increment(for: size) {
+                    write(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: increment)), promise: nil)
+                    flush()
+                }
+            } else if let stream = streams[window.streamID], let increment = stream.windowIncrement(for: size) {
+                write(HTTP2Frame(streamID: window.streamID, payload: .windowUpdate(windowSizeIncrement: increment)), promise: nil)
+                flush()
+            }
+        default:
+            break
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // NIO names the stream only for errors of frames written to it (it reset the stream,
+        // or the client did); the stream's answer is over either way.
+        if let error = error as? NIOHTTP2Errors.StreamError {
+            streams[error.streamID]?.failed()
+        }
+        context.fireErrorCaught(error)
+    }
+
+    // MARK: - Frames out
+
+    /// Writes `frame` through NIO's HTTP/2 handler, which keeps DATA within the client's
+    /// flow-control windows.
+    func write(_ frame: HTTP2Frame, promise: EventLoopPromise<Void>?) {
+        guard let context else {
+            promise?.fail(ChannelError.ioOnClosedChannel)
+            return
+        }
+        context.write(wrapOutboundOut(frame), promise: promise)
+    }
+
+    /// Sends what was written: at the end of the read under way, or now.
+    func flush() {
+        if reading {
+            flushPending = true
+        } else {
+            context?.flush()
+        }
+    }
+
+    // MARK: - Streams
+
+    private func open(_ id: HTTP2StreamID) -> HTTP2Stream {
+        let stream = HTTP2Stream(id: id, connection: self)
+        streams[id] = stream
+        lastStreamID = max(lastStreamID, id)
+        idleTimer?.cancel()
+        idleTimer = nil
+        return stream
+    }
+
+    private func streamClosed() {
+        closeIfDone()
+        if streams.isEmpty, !goingAway { awaitStreams() }
     }
 
     /// The head timeout of HTTP/2: a connection with no stream open (none yet, or none since
@@ -64,32 +189,14 @@ final class HTTP2Connection {
     /// idle keep-alive; nginx's `keepalive_timeout` on HTTP/2).
     private func awaitStreams() {
         idleTimer?.cancel()
-        guard let channel else { return }
         let timeout = TimeAmount.nanoseconds(shared.configuration.requestHeadTimeout.nanoseconds)
-        let connection = NIOLoopBound(self, eventLoop: channel.eventLoop)
-        idleTimer = channel.eventLoop.scheduleTask(in: timeout) {
+        let connection = NIOLoopBound(self, eventLoop: eventLoop)
+        idleTimer = eventLoop.scheduleTask(in: timeout) {
             let connection = connection.value
-            guard connection.openStreams == 0 else { return }
+            guard connection.streams.isEmpty else { return }
             connection.goingAway = true
             connection.closeIfDone()
         }
-    }
-
-    // MARK: - Streams
-
-    /// A stream's handler joined its pipeline (before the stream's first frame is read).
-    func streamOpened(_ id: HTTP2StreamID?) {
-        openStreams += 1
-        idleTimer?.cancel()
-        idleTimer = nil
-        if let id { lastStreamID = max(lastStreamID, id) }
-    }
-
-    /// A stream's pipeline was torn down: the stream is closed.
-    func streamClosed() {
-        openStreams -= 1
-        closeIfDone()
-        if openStreams == 0, !goingAway { awaitStreams() }
     }
 
     // MARK: - Connection faults
@@ -97,16 +204,17 @@ final class HTTP2Connection {
     /// Sends GOAWAY naming the last stream opened, so that the streams in flight finish and
     /// the client opens no more; the connection closes once they have.
     func goAway() {
-        guard !goingAway, let channel else { return }
+        guard !goingAway, let context else { return }
         goingAway = true
-        channel.writeAndFlush(Self.goAwayFrame(lastStreamID), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(Self.goAwayFrame(lastStreamID)), promise: nil)
     }
 
     private func closeIfDone() {
-        guard goingAway, openStreams == 0, let channel else { return }
+        guard goingAway, streams.isEmpty, let context else { return }
         // A second GOAWAY (RFC 9113 allows repeats with the same stream id) leaves after every
         // frame before it: closing once it is written loses none of the last response.
-        channel.writeAndFlush(Self.goAwayFrame(lastStreamID)).whenComplete { _ in channel.close(promise: nil) }
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(Self.goAwayFrame(lastStreamID))).whenComplete { _ in channel.close(promise: nil) }
     }
 
     private static func goAwayFrame(_ lastStreamID: HTTP2StreamID) -> HTTP2Frame {
@@ -117,8 +225,9 @@ final class HTTP2Connection {
     /// closes it: our side first, dropping what the client still sends for up to two seconds,
     /// so that the close is a FIN the client reads after the bytes, not an RST that may beat them.
     func garble(with bytes: Data) {
-        guard let framing, let channel else { return }
-        let buffer = framing.channel.allocator.buffer(bytes: bytes)
+        guard let framing else { return }
+        let channel = framing.channel
+        let buffer = channel.allocator.buffer(bytes: bytes)
         try? channel.pipeline.syncOperations.addHandler(InputDropper(), position: .before(framing.handler))
         framing.writeAndFlush(NIOAny(IOData.byteBuffer(buffer))).whenComplete { _ in
             channel.close(mode: .output, promise: nil)

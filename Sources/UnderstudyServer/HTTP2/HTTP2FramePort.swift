@@ -1,28 +1,37 @@
 internal import NIOCore
 internal import NIOHTTP2
 
-/// A stream's frame-level way out: the response is written here as HTTP/2 frame payloads
-/// (HEADERS blocks made once per rendering, DATA, RST_STREAM). ``HTTP2StreamHandler`` points it
-/// at its context while it is in the stream's pipeline; writes after that fail.
+/// A stream's way out: its response is written here as HTTP/2 frame payloads (HEADERS
+/// blocks made once per rendering, DATA, RST_STREAM), which go out as frames of its stream
+/// through the ``HTTP2Connection``. Writes after the stream closed fail.
 final class HTTP2FramePort {
-    private var context: ChannelHandlerContext?
+    let streamID: HTTP2StreamID
+    /// `nil` once the stream is closed; cleared then, so that a stream and its connection do
+    /// not hold each other.
+    private var connection: HTTP2Connection?
 
-    /// Writes go through `context` from now on (`nil`: the stream's handler is gone).
-    func attach(_ context: ChannelHandlerContext?) {
-        self.context = context
+    init(streamID: HTTP2StreamID, connection: HTTP2Connection) {
+        self.streamID = streamID
+        self.connection = connection
+    }
+
+    /// The stream is closed: writes fail from now on.
+    func detach() {
+        connection = nil
     }
 
     /// Writes `payload` on the stream.
     func write(_ payload: HTTP2Frame.FramePayload, promise: EventLoopPromise<Void>? = nil) {
-        guard let context else {
+        guard let connection else {
             promise?.fail(ChannelError.ioOnClosedChannel)
             return
         }
-        context.write(NIOAny(payload), promise: promise)
+        connection.write(HTTP2Frame(streamID: streamID, payload: payload), promise: promise)
     }
 
+    /// Sends what was written: now, or at the end of the read that is answering the stream.
     func flush() {
-        context?.flush()
+        connection?.flush()
     }
 
     /// Ends the stream with RST_STREAM carrying `code`.

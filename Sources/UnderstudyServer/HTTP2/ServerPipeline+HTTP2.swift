@@ -41,8 +41,9 @@ extension ServerPipeline {
     /// negotiated `h2` by ALPN. Call it on the channel's event loop.
     ///
     /// ```
-    /// bytes ─▶ NIOHTTP2Handler ─┬─ stream ─▶ HTTP2StreamHandler   (frames in, frames out through its HTTP2FramePort)
-    ///                           └─ stream ─▶ ...                  (one pipeline per stream)
+    /// bytes ─▶ NIOHTTP2Handler ─▶ HTTP2Connection ─▶ HTTP2MalformedRequestJournal
+    ///          (frames, HPACK,     ├─ HTTP2Stream     (one object per stream, no channel:
+    ///           flow control)      └─ HTTP2Stream      frames out through its HTTP2FramePort)
     /// ```
     ///
     /// Each stream runs the same responder and delivery plans as an HTTP/1.1 request, through
@@ -60,21 +61,18 @@ extension ServerPipeline {
         } else {
             listener = shared.listenerAuthority
         }
-        let connection = HTTP2Connection(shared: shared, scheme: scheme, listener: listener, eventLoop: channel.eventLoop)
         var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
         // Off so that `malformed-chunk` can send DATA beyond its content-length; requests are
-        // checked against their declared length by HTTP2StreamHandler instead.
+        // checked against their declared length by HTTP2Stream instead.
         connectionConfiguration.contentLengthValidation = .disabled
-        let multiplexed = NIOLoopBound(connection, eventLoop: channel.eventLoop)
-        _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
-            mode: .server, connectionConfiguration: connectionConfiguration, streamConfiguration: .init()
-        ) { stream in
-            stream.eventLoop.makeCompletedFuture {
-                try stream.pipeline.syncOperations.addHandler(HTTP2StreamHandler(connection: multiplexed.value))
-            }
-        }
-        try channel.pipeline.syncOperations.addHandler(HTTP2MalformedRequestJournal(responder: shared.responder, scheme: scheme, listener: listener))
-        try connection.attach(to: channel)
+        // Without a stream initializer NIO's handler passes every frame on, to HTTP2Connection.
+        let framing = NIOHTTP2Handler(mode: .server, connectionConfiguration: connectionConfiguration, streamConfiguration: .init())
+        let handlers: [any ChannelHandler] = [
+            framing,
+            HTTP2Connection(shared: shared, scheme: scheme, listener: listener, eventLoop: channel.eventLoop),
+            HTTP2MalformedRequestJournal(responder: shared.responder, scheme: scheme, listener: listener),
+        ]
+        try channel.pipeline.syncOperations.addHandlers(handlers)
         shared.track(channel)
     }
 }

@@ -5,19 +5,15 @@ internal import NIOHTTP1
 internal import NIOHTTP2
 import Understudy
 
-/// Answers one HTTP/2 stream, alone in its pipeline: it reads the stream's frames as a request
-/// (`:authority` is the `Host` the stubs match on; 413 over the body limit, as on HTTP/1.1),
-/// sends `/__admin/` to the ``AdminAPI``, and answers everything else with the server's
-/// ``StubResponder`` and a ``DeliveryDriver`` writing frames through an ``HTTP2ResponseWriter``,
-/// the same decisions, plans and journal as HTTP/1.1.
+/// Answers one HTTP/2 stream, as its ``HTTP2Connection`` hands it the stream's frames: it
+/// reads them as a request (`:authority` is the `Host` the stubs match on; 413 over the body
+/// limit, as on HTTP/1.1), sends `/__admin/` to the ``AdminAPI``, and answers everything else
+/// with the server's ``StubResponder`` and a ``DeliveryDriver`` writing frames through an
+/// ``HTTP2ResponseWriter``: the same decisions, plans and journal as HTTP/1.1.
 ///
-/// It reads frames itself rather than behind NIO's HTTP/2-to-HTTP/1 codec: one handler per
-/// stream instead of three, and a HEADERS block that repeats the last one a fixed canned stub
-/// answered (see ``HTTP2Connection/Repeatable``) is answered again without being converted.
-final class HTTP2StreamHandler: ChannelInboundHandler {
-    typealias InboundIn = HTTP2Frame.FramePayload
-    typealias OutboundOut = HTTP2Frame.FramePayload
-
+/// A HEADERS block that repeats the last one a fixed canned stub answered (see
+/// ``HTTP2Connection/Repeatable``) is answered again without being converted.
+final class HTTP2Stream {
     private enum State {
         case awaitingHead
         case receiving(HTTPRequestHead, ByteBuffer?, start: Date, headTime: NIODeadline)
@@ -25,51 +21,55 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
         case answering
     }
 
+    let id: HTTP2StreamID
     private let connection: HTTP2Connection
-    private let port = HTTP2FramePort()
+    private let port: HTTP2FramePort
     private let responder: StubResponder
     private var state = State.awaitingHead
-    private var context: ChannelHandlerContext?
-    private var writer: HTTP2ResponseWriter?
+    /// Until NIO reports the stream closed.
+    private var isOpen = true
+    private let writer: HTTP2ResponseWriter
     private var driver: DeliveryDriver?
     /// Ends a request whose body does not arrive within the body timeout (408), as on HTTP/1.1.
     private var bodyTimer: Scheduled<Void>?
     /// The request's HEADERS block, kept with a repeatable answer.
     private var block = HPACKHeaders()
+    /// The stream's inbound flow-control window, given back while its body arrives.
+    private let window = HTTP2InboundWindow()
 
-    init(connection: HTTP2Connection) {
+    init(id: HTTP2StreamID, connection: HTTP2Connection) {
+        self.id = id
         self.connection = connection
         self.responder = connection.shared.responder
+        self.port = HTTP2FramePort(streamID: id, connection: connection)
+        self.writer = HTTP2ResponseWriter(port: port, connection: connection, eventLoop: connection.eventLoop)
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
-        self.context = context
-        port.attach(context)
-        writer = HTTP2ResponseWriter(port: port, connection: connection, eventLoop: context.eventLoop)
-        connection.streamOpened(try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID))
-    }
-
-    func handlerRemoved(context: ChannelHandlerContext) {
+    /// NIO reports the stream closed: both sides ended it, or one reset it, or the connection
+    /// went. A delivery under way stops.
+    func closed() {
+        isOpen = false
         bodyTimer?.cancel()
         bodyTimer = nil
-        self.context = nil
-        port.attach(nil)
-        writer = nil
-        connection.streamClosed()
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
+        port.detach()
         driver?.cancel()
         driver = nil
-        context.fireChannelInactive()
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    /// A frame written to the stream failed: the client reset it, or NIO did.
+    func failed() {
         if case .answering = state {
-            // The client reset the stream or the connection failed: the driver hears of it in channelInactive.
+            // The driver hears of it when the stream closes.
             return
         }
-        refuseMalformed(String(describing: error))
+        refuseMalformed("the stream failed")
+    }
+
+    /// The WINDOW_UPDATE increment for the stream now that its inbound window is `size`:
+    /// only while its body is still arriving.
+    func windowIncrement(for size: Int) -> Int? {
+        guard case .receiving = state else { return nil }
+        return window.increment(for: size)
     }
 
     /// A request that cannot be taken as HTTP (no `:method`, a bad header) is malformed, a
@@ -97,60 +97,61 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
 
     // MARK: - The request
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
+    /// A HEADERS or DATA frame of the stream.
+    func read(_ payload: HTTP2Frame.FramePayload) {
+        switch payload {
         case .headers(let frame):
             switch state {
             case .awaitingHead:
-                if frame.endStream, answerRepeat(frame.headers, context: context) { return }
+                if frame.endStream, answerRepeat(frame.headers) { return }
                 let head: HTTPRequestHead
                 do {
                     head = try HTTPRequestHead(http2Request: frame.headers)
                 } catch {
                     return refuseMalformed(error.message)
                 }
-                received(head, block: frame.headers, context: context)
+                received(head, block: frame.headers)
             case .receiving:
                 // Trailers: they end the request, and are not matched on.
                 break
             case .answering:
                 return
             }
-            if frame.endStream { ended(context: context) }
+            if frame.endStream { ended() }
         case .data(let frame):
             guard case .receiving = state else { return }
             if case .byteBuffer(let chunk) = frame.data, chunk.readableBytes > 0 {
-                receivedBody(chunk, context: context)
+                receivedBody(chunk)
             }
-            if frame.endStream { ended(context: context) }
+            if frame.endStream { ended() }
         default:
             break
         }
     }
 
     /// A request's HEADERS: its head in hand, the body (if any) still to come.
-    private func received(_ head: HTTPRequestHead, block: HPACKHeaders, context: ChannelHandlerContext) {
+    private func received(_ head: HTTPRequestHead, block: HPACKHeaders) {
         let maxBodySize = connection.shared.configuration.maxBodySize
-        state = .receiving(head, nil, start: Date(), headTime: context.eventLoop.now)
+        state = .receiving(head, nil, start: Date(), headTime: connection.eventLoop.now)
         self.block = block
         if let length = head.headers.first(name: "content-length").flatMap(Int.init), length > maxBodySize {
-            return refuse(413, "request body over the limit of \(maxBodySize) bytes", context: context)
+            return refuse(413, "request body over the limit of \(maxBodySize) bytes")
         }
         // The rest of the request has the body timeout, counted from its head, per stream:
         // the connection's other streams go on.
         let timeout = TimeAmount.nanoseconds(connection.shared.configuration.bodyTimeout.nanoseconds)
-        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-        bodyTimer = context.eventLoop.scheduleTask(in: timeout) {
-            guard let context = handler.value.context else { return }
-            handler.value.refuse(408, "request body not received within \(timeout.prettyPrint)", context: context)
+        let handler = NIOLoopBound(self, eventLoop: connection.eventLoop)
+        bodyTimer = connection.eventLoop.scheduleTask(in: timeout) {
+            guard handler.value.isOpen else { return }
+            handler.value.refuse(408, "request body not received within \(timeout.prettyPrint)")
         }
     }
 
-    private func receivedBody(_ chunk: ByteBuffer, context: ChannelHandlerContext) {
+    private func receivedBody(_ chunk: ByteBuffer) {
         guard case .receiving(let head, var body, let start, let headTime) = state else { return }
         let maxBodySize = connection.shared.configuration.maxBodySize
         if (body?.readableBytes ?? 0) + chunk.readableBytes > maxBodySize {
-            return refuse(413, "request body over the limit of \(maxBodySize) bytes", context: context)
+            return refuse(413, "request body over the limit of \(maxBodySize) bytes")
         }
         if body == nil {
             body = chunk
@@ -162,7 +163,7 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
     }
 
     /// END_STREAM: the request is whole.
-    private func ended(context: ChannelHandlerContext) {
+    private func ended() {
         guard case .receiving(let head, let body, let start, let headTime) = state else { return }
         state = .answering
         bodyTimer?.cancel()
@@ -173,27 +174,27 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
             port.reset(.protocolError)
             return journalMalformed("a body of \(body?.readableBytes ?? 0) bytes where content-length says \(declared)", head: head, start: start)
         }
-        let arrival = ServerRequest.Arrival(start: start, headTime: headTime, endTime: context.eventLoop.now)
+        let arrival = ServerRequest.Arrival(start: start, headTime: headTime, endTime: connection.eventLoop.now)
         if head.uri.utf8.starts(with: "/__admin".utf8), AdminAPI.isAdminPath(String(head.uri.prefix { $0 != "?" })) {
-            return answerAdmin(head, body: body, context: context)
+            return answerAdmin(head, body: body)
         }
-        answer(head, body: body, arrival: arrival, context: context)
+        answer(head, body: body, arrival: arrival)
     }
 
     /// Answers the request in hand with `status` before it is whole, journaled as a refusal.
-    private func refuse(_ status: Int, _ message: String, context: ChannelHandlerContext) {
+    private func refuse(_ status: Int, _ message: String) {
         guard case .receiving(let head, _, let start, let headTime) = state else { return }
         state = .answering
         bodyTimer?.cancel()
         bodyTimer = nil
         let request = StubRequest(head: head, body: nil, scheme: connection.scheme, listener: connection.listener)
-        let arrival = ServerRequest.Arrival(start: start, headTime: headTime, endTime: context.eventLoop.now)
+        let arrival = ServerRequest.Arrival(start: start, headTime: headTime, endTime: connection.eventLoop.now)
         deliver(.refused(status: status, message), request: request, method: head.method.rawValue, arrival: arrival, requestWhole: false)
     }
 
     // MARK: - Stubs
 
-    private func answer(_ head: HTTPRequestHead, body: ByteBuffer?, arrival: ServerRequest.Arrival, context: ChannelHandlerContext) {
+    private func answer(_ head: HTTPRequestHead, body: ByteBuffer?, arrival: ServerRequest.Arrival) {
         let method = head.method.rawValue
         connection.repeatable = nil
         let request = StubRequest(head: head, body: body, scheme: connection.scheme, listener: connection.listener)
@@ -208,11 +209,11 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
             // In the journal (in flight) while the closure, codec or upstream works.
             let id = responder.open(request, httpVersion: "HTTP/2")
             let responder = self.responder
-            let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-            let promise = context.eventLoop.makePromise(of: StubAnswer.self)
+            let handler = NIOLoopBound(self, eventLoop: connection.eventLoop)
+            let promise = connection.eventLoop.makePromise(of: StubAnswer.self)
             promise.completeWithTask { await responder.answer(pending) }
             promise.futureResult.whenSuccess { answer in
-                guard handler.value.context != nil else {
+                guard handler.value.isOpen else {
                     // The stream went away while the stub was thinking.
                     responder.close(id, request: request, startTime: arrival.start, answer: answer,
                                     report: DeliveryReport(headSent: false, bodyBytesSent: 0, ending: .cancelled, httpVersion: "HTTP/2"))
@@ -226,12 +227,12 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
     /// Answers a whole request whose HEADERS block repeats, field for field, that of the last
     /// request a fixed canned stub answered on this connection, with the same stub; `false`
     /// when it is not such a repeat or the stubs changed since.
-    private func answerRepeat(_ block: HPACKHeaders, context: ChannelHandlerContext) -> Bool {
+    private func answerRepeat(_ block: HPACKHeaders) -> Bool {
         guard let last = connection.repeatable, Self.isRepeat(block, of: last.block),
               let answer = responder.answerAgain(last.match, for: last.request)
         else { return false }
         state = .answering
-        let now = context.eventLoop.now
+        let now = connection.eventLoop.now
         deliver(answer, request: last.request, method: last.head.method.rawValue, arrival: ServerRequest.Arrival(start: Date(), headTime: now, endTime: now))
         return true
     }
@@ -247,15 +248,15 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
         _ answer: StubAnswer, request: StubRequest, method: String, arrival: ServerRequest.Arrival, journalID: Int? = nil,
         requestWhole: Bool = true
     ) {
-        guard let context, let writer else { return }
+        guard isOpen else { return }
         var answer = answer
         let wire: WireResponse
         do {
-            wire = try connection.wireResponses.response(for: answer.response, allocator: context.channel.allocator)
+            wire = try connection.wireResponses.response(for: answer.response, allocator: connection.allocator)
         } catch {
             let message = "stub \"\(answer.response.stubName ?? "")\" cannot be sent: \(error.message)"
             answer = StubAnswer(response: .text(status: 500, message + "\n"), kind: .failed(message))
-            wire = try! WireResponse(answer.response, allocator: context.channel.allocator)
+            wire = try! WireResponse(answer.response, allocator: connection.allocator)
         }
         writer.prepare(wire, headers: connection.headerBlock(for: answer.response), resetAfterEnd: !requestWhole)
         let driver = DeliveryDriver(
@@ -267,7 +268,7 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
 
     // MARK: - Admin API
 
-    private func answerAdmin(_ head: HTTPRequestHead, body: ByteBuffer?, context: ChannelHandlerContext) {
+    private func answerAdmin(_ head: HTTPRequestHead, body: ByteBuffer?) {
         var headers = HeaderFields()
         for header in head.headers {
             headers.add(name: header.name, value: header.value)
@@ -276,12 +277,12 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
             method: head.method.rawValue, target: head.uri, headers: headers, body: body.map { Data($0.readableBytesView) } ?? Data()
         )
         let admin = connection.shared.admin
-        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-        let promise = context.eventLoop.makePromise(of: AdminResponse.self)
+        let handler = NIOLoopBound(self, eventLoop: connection.eventLoop)
+        let promise = connection.eventLoop.makePromise(of: AdminResponse.self)
         promise.completeWithTask { await admin.handle(request) }
         let sendsBody = head.method != .HEAD
         promise.futureResult.whenSuccess { response in
-            guard handler.value.context != nil else { return }
+            guard handler.value.isOpen else { return }
             handler.value.writeAdmin(response, sendsBody: sendsBody)
         }
     }
