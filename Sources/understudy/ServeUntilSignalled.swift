@@ -6,7 +6,8 @@ import UnderstudyServer
 /// What `serve`, `record` and `replay` share: start the server, print the ready line
 /// (`Understudy listening on http://HOST:PORT (N stubs from SOURCE)`, or with HTTPS
 /// `... on http://HOST:PORT and https://HOST:TLSPORT (...)`), serve until SIGINT or SIGTERM,
-/// then stop cleanly.
+/// then stop cleanly. Free heap memory goes back to the system whenever it has been idle a
+/// second (``returnFreeMemoryWhenIdle(_:quiet:)``).
 /// - Parameters:
 ///   - registry: the stubs to serve.
 ///   - host: the address to bind.
@@ -28,7 +29,9 @@ func serveUntilSignalled(
     let listeners = [server.baseURL, server.httpsURL].compactMap { $0?.absoluteString }.joined(separator: " and ")
     let ready = "Understudy listening on \(listeners) (\(registry.stubs.count) stubs from \(source))\n"
     FileHandle.standardOutput.write(Data(ready.utf8))
+    let memory = Task { await returnFreeMemoryWhenIdle(registry.journal) }
     await waitForTerminationSignal()
+    memory.cancel()
     try await server.stop()
 }
 

@@ -141,7 +141,7 @@ final class HTTP2Connection: ChannelInboundHandler {
         // NIO names the stream only for errors of frames written to it (it reset the stream,
         // or the client did); the stream's answer is over either way.
         if let error = error as? NIOHTTP2Errors.StreamError {
-            streams[error.streamID]?.failed()
+            streams[error.streamID]?.failed(error.baseError)
         }
         context.fireErrorCaught(error)
     }

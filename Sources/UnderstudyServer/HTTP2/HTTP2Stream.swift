@@ -56,13 +56,12 @@ final class HTTP2Stream {
         driver = nil
     }
 
-    /// A frame written to the stream failed: the client reset it, or NIO did.
-    func failed() {
-        if case .answering = state {
-            // The driver hears of it when the stream closes.
-            return
-        }
-        refuseMalformed("the stream failed")
+    /// NIO refused a frame written to the stream (`error`): it was reset, by the client or by
+    /// NIO. An answer under way hears of it when the stream closes; a request still arriving is
+    /// journaled with why, as one refused for being malformed.
+    func failed(_ error: any Error) {
+        guard case .receiving = state else { return }
+        refuseMalformed(String(describing: error))
     }
 
     /// The WINDOW_UPDATE increment for the stream now that its inbound window is `size`:
