@@ -75,9 +75,12 @@ final class ConformanceForwardTests: XCTestCase {
         upstreamStubs.stub(.path("/teapot"), named: "teapot", response: .text("short and stout").status(418))
         try await withServer(upstreamStubs) { upstream in
             var observations: [TransportPair.Observation] = []
+            // One response for both registries: its `Last-Modified` is when it was made, to the
+            // second, and two made a moment apart can straddle a second.
+            let stubbed = StubResponse.text("stubbed")
             for transport in TransportPair.Transport.allCases {
                 let stubs = StubRegistry()
-                stubs.stub(.path("/stubbed"), named: "stubbed", response: .text("stubbed"))
+                stubs.stub(.path("/stubbed"), named: "stubbed", response: stubbed)
                 let server = try await StubServer.start(serving: stubs, configuration: .init(proxyUnmatched: upstream.baseURL))
                 let session = URLSession(configuration: transport == .inProcess ? .stubbed(by: stubs, unmatched: .passThrough) : .ephemeral)
                 let client = TransportPair.Client(

@@ -190,8 +190,11 @@ enum TransportPair {
         _ setUp: (StubRegistry) throws -> Void,
         _ body: (Client) async throws -> Void
     ) async throws -> [Observation] {
-        let serverStubs = StubRegistry()
+        // Both registries are set up back to back: a body not read from a file is
+        // `Last-Modified` when its stub was made, to the second, and the two must agree.
+        let serverStubs = StubRegistry(), inProcessStubs = StubRegistry()
         try setUp(serverStubs)
+        try setUp(inProcessStubs)
         let server = try await StubServer.start(serving: serverStubs, configuration: configuration)
         var observations: [Observation] = []
         do {
@@ -200,8 +203,7 @@ enum TransportPair {
                 let session: URLSession
                 switch transport {
                 case .inProcess:
-                    stubs = StubRegistry()
-                    try setUp(stubs)
+                    stubs = inProcessStubs
                     session = URLSession(configuration: .stubbed(by: stubs, unmatched: .notFound))
                 case .server:
                     stubs = serverStubs
