@@ -21,7 +21,6 @@ final class HTTP2Stream {
         case answering
     }
 
-    let id: HTTP2StreamID
     private let connection: HTTP2Connection
     private let port: HTTP2FramePort
     private let responder: StubResponder
@@ -38,7 +37,6 @@ final class HTTP2Stream {
     private let window = HTTP2InboundWindow()
 
     init(id: HTTP2StreamID, connection: HTTP2Connection) {
-        self.id = id
         self.connection = connection
         self.responder = connection.shared.responder
         self.port = HTTP2FramePort(streamID: id, connection: connection)
@@ -109,7 +107,7 @@ final class HTTP2Stream {
                 } catch {
                     return refuseMalformed(error.message)
                 }
-                received(head, block: frame.headers)
+                received(head, block: frame.headers, bodyFollows: !frame.endStream)
             case .receiving:
                 // Trailers: they end the request, and are not matched on.
                 break
@@ -128,8 +126,8 @@ final class HTTP2Stream {
         }
     }
 
-    /// A request's HEADERS: its head in hand, the body (if any) still to come.
-    private func received(_ head: HTTPRequestHead, block: HPACKHeaders) {
+    /// A request's HEADERS: its head in hand, the body (if any, `bodyFollows`) still to come.
+    private func received(_ head: HTTPRequestHead, block: HPACKHeaders, bodyFollows: Bool) {
         let maxBodySize = connection.shared.configuration.maxBodySize
         state = .receiving(head, nil, start: Date(), headTime: connection.eventLoop.now)
         self.block = block
@@ -137,7 +135,8 @@ final class HTTP2Stream {
             return refuse(413, "request body over the limit of \(maxBodySize) bytes")
         }
         // The rest of the request has the body timeout, counted from its head, per stream:
-        // the connection's other streams go on.
+        // the connection's other streams go on. A request whose HEADERS end it has no rest.
+        guard bodyFollows else { return }
         let timeout = TimeAmount.nanoseconds(connection.shared.configuration.bodyTimeout.nanoseconds)
         let handler = NIOLoopBound(self, eventLoop: connection.eventLoop)
         bodyTimer = connection.eventLoop.scheduleTask(in: timeout) {
