@@ -2,7 +2,7 @@
 SWIFT ?= swift
 VENV := .venv
 
-.PHONY: test test-tsan serve build deps test-deps bench bench-server bench-har soak check clean fuzz
+.PHONY: test test-tsan serve build docs deps test-deps bench bench-server bench-har soak check clean fuzz
 
 ## test: build and run the whole test suite, Swift Testing and XCTest (installs what the tests need when missing).
 test: test-deps
@@ -22,6 +22,18 @@ test-tsan: deps
 ## serve: serve the demo stubs in Stubs/ on http://127.0.0.1:8080 (origin and forward proxy).
 serve: deps
 	$(SWIFT) run understudy serve Stubs --port 8080
+
+# The library modules, each with its DocC catalog in Sources/<Module>/<Module>.docc.
+DOC_MODULES := Understudy UnderstudyImages UnderstudyURLProtocol UnderstudyXCTest UnderstudyTesting UnderstudyServer UnderstudyHAR
+
+## docs: build every library module's DocC documentation into .build/plugins/Swift-DocC/outputs; fails on any DocC warning or a public symbol without a doc comment.
+docs: deps
+	@if ! command -v python3 >/dev/null 2>&1; then \
+		echo "Installing python3 (scripts/check-symbol-docs.py reads the symbol graphs)"; \
+		apt-get -o DPkg::Lock::Timeout=900 update && apt-get -o DPkg::Lock::Timeout=900 install -y python3; \
+	fi
+	$(SWIFT) package generate-documentation $(foreach module,$(DOC_MODULES),--target $(module)) --warnings-as-errors
+	python3 scripts/check-symbol-docs.py $(DOC_MODULES)
 
 ## build: build the package.
 build: deps
@@ -80,6 +92,10 @@ test-deps: deps
 	@if ! command -v chromium >/dev/null 2>&1; then \
 		echo "Installing chromium (ChromiumTests load a stubbed page in it; ChromiumHARTests record a HAR with it)"; \
 		apt-get -o DPkg::Lock::Timeout=900 update && apt-get -o DPkg::Lock::Timeout=900 install -y chromium; \
+	fi
+	@if ! command -v python3 >/dev/null 2>&1 || ! python3 -c "import venv, ensurepip" >/dev/null 2>&1; then \
+		echo "Installing python3 python3-venv (the tests' Python tools live in $(VENV))"; \
+		apt-get -o DPkg::Lock::Timeout=900 update && apt-get -o DPkg::Lock::Timeout=900 install -y python3 python3-venv; \
 	fi
 	@if ! $(VENV)/bin/python -c "import PIL, requests" >/dev/null 2>&1 || [ ! -x $(VENV)/bin/mitmdump ]; then \
 		echo "Creating $(VENV) with Pillow, requests and mitmproxy"; \

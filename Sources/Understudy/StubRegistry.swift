@@ -40,7 +40,7 @@ public final class StubRegistry: Sendable {
     /// Creates an empty registry.
     /// - Parameters:
     ///   - journalLimit: the most journal entries kept (oldest dropped and counted); `nil` keeps all.
-    ///   - transcoder: transcodes image bodies; ``ImageTranscoder/shared`` (64 MiB cache) by default.
+    ///   - transcoder: transcodes image bodies; `ImageTranscoder.shared` (64 MiB cache) by default.
     public init(journalLimit: Int? = nil, transcoder: ImageTranscoder = .shared) {
         journal = Journal(limit: journalLimit)
         self.transcoder = transcoder
@@ -69,6 +69,8 @@ public final class StubRegistry: Sendable {
     ///   - priority: higher wins (default 0).
     ///   - times: stop matching after this many uses; `nil` for no limit.
     ///   - response: the answer.
+    ///   - fileID: where the stub is registered, for its default name; leave the default.
+    ///   - line: the line it is registered on, for its default name; leave the default.
     /// - Returns: the stub's name.
     @discardableResult
     public func stub(

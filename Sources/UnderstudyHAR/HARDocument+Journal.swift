@@ -4,7 +4,7 @@ import Understudy
 extension HARDocument {
     /// The journal's interactions as HAR, oldest first.
     ///
-    /// Response bodies are written only when the journal kept them (``Journal/keepsBodies``);
+    /// Response bodies are written only when the journal kept them (`Journal.keepsBodies`);
     /// otherwise `content` gives the size without `text`. Text bodies are written as text,
     /// anything else base64 with `encoding: "base64"`. The stub and fault go under `_understudy`.
     ///

@@ -56,7 +56,7 @@ public final class HARRecorder: Sendable {
     }
 
     /// Records the journal of any registry (`understudy serve --record`); turns on
-    /// ``Journal/keepsBodies``.
+    /// `Journal.keepsBodies`.
     /// - Parameters:
     ///   - registry: the stubs whose journal is written.
     ///   - upstream: when set, recorded URLs are rewritten onto it.

@@ -2,7 +2,7 @@ import Foundation
 import Understudy
 
 extension StubRegistry {
-    /// Adds a stub for each distinct recorded request of a HAR file; see ``load(har:name:matching:)``.
+    /// Adds a stub for each distinct recorded request of a HAR file; see ``load(har:name:matching:)-(HARDocument,_,_)``.
     /// - Parameters:
     ///   - url: the HAR file.
     ///   - key: what makes recorded requests the same.
@@ -14,6 +14,11 @@ extension StubRegistry {
     }
 
     /// Adds a stub for each distinct recorded request of a HAR document's bytes.
+    /// - Parameters:
+    ///   - data: the HAR document, as JSON.
+    ///   - name: the prefix of the stubs' names.
+    ///   - key: what makes recorded requests the same.
+    /// - Returns: the names of the stubs added.
     @discardableResult
     public func load(har data: Data, name: String = "har", matching key: HARMatchKey = .default) throws -> [String] {
         load(har: try HARDocument(data: data), name: name, matching: key)

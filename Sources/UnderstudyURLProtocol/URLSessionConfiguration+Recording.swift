@@ -13,7 +13,7 @@ extension URLSessionConfiguration {
     /// (`registry.journal.har()` in `UnderstudyHAR`).
     ///
     /// Adds to `registry` a catch-all `.forward()` stub of the lowest priority, so stubs already
-    /// there still answer what they match; turns on ``Journal/keepsBodies``. Redirects are
+    /// there still answer what they match; turns on `Journal.keepsBodies`. Redirects are
     /// followed as a stubbed session follows them, each hop its own journal entry.
     ///
     /// ```swift

@@ -36,7 +36,7 @@ extension URLSessionConfiguration {
 public enum StubURLProtocol {
     /// Registers `registry` for sessions that use the global protocol list, such as
     /// `URLSession.shared`. On Linux this reaches `URLSession.shared` only if called before
-    /// the first session is created; prefer ``Foundation/URLSessionConfiguration/stubbed(by:unmatched:)``.
+    /// the first session is created; prefer `URLSessionConfiguration.stubbed(by:unmatched:)`.
     /// - Returns: the registered class, for ``unregister(_:)``.
     @discardableResult
     public static func register(_ registry: StubRegistry, unmatched: UnmatchedPolicy = .fail) -> AnyClass {

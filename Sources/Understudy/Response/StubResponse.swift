@@ -113,7 +113,7 @@ public struct StubResponse: Sendable {
     /// An image, served in `format`, optionally resized and damaged (SPEC sections 2 and 12).
     ///
     /// Content-Type comes from the format served, Content-Length is the bytes' size. Transcodes
-    /// go through the registry's ``ImageTranscoder`` (cached: a repeat costs no codec work).
+    /// go through the registry's `ImageTranscoder` (cached: a repeat costs no codec work).
     /// `.original` serves the source's bytes as they are (a generated image as PNG, an
     /// animation as lossless WebP; resized: re-encoded in the source's format);
     /// `.negotiated(among:)` picks the format the request's Accept header admits with the
@@ -134,7 +134,7 @@ public struct StubResponse: Sendable {
     ///   - format: the encoding to serve; the source's own bytes by default.
     ///   - resize: a size to scale to, fixed or from the query (see ``Resize``); a bad query
     ///     value answers 400 naming the parameter.
-    ///   - damage: a defect put into the encoded bytes (see ``ImageDamage``); Content-Type stays.
+    ///   - damage: a defect put into the encoded bytes (see `ImageDamage`); Content-Type stays.
     public static func image(
         _ source: ImageSource, as format: ImageFormat = .original, resize: Resize? = nil, damage: ImageDamage? = nil
     ) -> StubResponse {

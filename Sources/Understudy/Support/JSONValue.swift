@@ -11,11 +11,17 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible,
     ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral,
     ExpressibleByNilLiteral
 {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number; JSON does not tell integers apart.
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSONValue])
+    /// An object; members are compared without regard to their order.
     case object([String: JSONValue])
 
     public init(stringLiteral value: String) { self = .string(value) }

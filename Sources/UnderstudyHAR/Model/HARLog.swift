@@ -25,7 +25,11 @@ public struct HARLog: Sendable, Hashable, Codable {
     /// - Parameters:
     ///   - version: the format version.
     ///   - creator: the tool that wrote it.
+    ///   - browser: the browser that made the requests, when one did.
+    ///   - pages: the pages the entries belong to, when a browser recorded them.
     ///   - entries: the exchanges.
+    ///   - comment: a comment.
+    ///   - extras: members this model does not know, kept for the round trip.
     public init(version: String = "1.2", creator: HARCreator = .understudy, browser: HARCreator? = nil, pages: [HARPage]? = nil,
                 entries: [HAREntry], comment: String? = nil, extras: [String: JSONValue] = [:]) {
         self.version = version
