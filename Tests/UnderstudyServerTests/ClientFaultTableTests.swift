@@ -253,8 +253,8 @@ final class ClientFaultTableTests: XCTestCase {
             than Apple's), and the Swift type of AsyncHTTPClient's error; then what the client said.
             Every fault fails every client but `goaway`, which ends the connection gracefully after
             its answer; `delay` and `bandwidth` are there for completeness and succeed. In-process
-            (`URLSession(configuration: .stubbed(by:))`) faults fail with the codes in the README's
-            fault table instead.
+            (`URLSession(configuration: .stubbed(by:))`) faults fail with the codes in the fault
+            table of the "Faults and networks" article (Sources/Understudy/Understudy.docc) instead.
 
 
             """

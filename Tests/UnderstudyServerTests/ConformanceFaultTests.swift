@@ -8,7 +8,7 @@ import FoundationNetworking
 
 /// Every fault through both transports. Each must fail the request; the `URLError` code is
 /// ``Fault/urlErrorCode`` in-process, and over the wire whatever URLSession itself reports, which
-/// on Linux (libcurl underneath) is vaguer for some: the README (in-process) and docs/faults.md
+/// on Linux (libcurl underneath) is vaguer for some: the "Faults and networks" article (in-process) and docs/faults.md
 /// (over the wire) document both, and they are held to it here. The journal entries must be the
 /// same on both transports.
 final class ConformanceFaultTests: XCTestCase {
