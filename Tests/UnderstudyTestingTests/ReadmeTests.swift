@@ -1,14 +1,15 @@
 import Foundation
 import Testing
 
-/// The README's quick starts are the code the test suites compile and run.
+/// The README's quick starts, and the DocC "Getting started" article's, are the code the test
+/// suites compile and run.
 @Suite struct ReadmeTests {
     static let package = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The Swift code blocks of the README, in order.
-    static func swiftBlocks() throws -> [String] {
-        let readme = try String(contentsOf: package.appendingPathComponent("README.md"), encoding: .utf8)
+    /// The Swift code blocks of the README (or another Markdown file of the package), in order.
+    static func swiftBlocks(of file: String = "README.md") throws -> [String] {
+        let readme = try String(contentsOf: package.appendingPathComponent(file), encoding: .utf8)
         return readme.components(separatedBy: "```swift\n").dropFirst().compactMap { $0.components(separatedBy: "\n```").first }
     }
 
@@ -21,14 +22,15 @@ import Testing
         return lines[start...].joined(separator: "\n")
     }
 
-    @Test(arguments: [
+    @Test(arguments: ["README.md", "Sources/Understudy/Understudy.docc/GettingStarted.md"], [
         ("import Testing", "Tests/UnderstudyTestingTests/ReadmeQuickStartTests.swift"),
         ("import XCTest", "Tests/UnderstudyXCTestTests/ReadmeQuickStartTests.swift"),
     ])
-    func theQuickStartIsTheTestedCode(importing library: String, testFile: String) throws {
-        let block = try #require(try Self.swiftBlocks().first { $0.contains("\n\(library)\n") && $0.contains("AvatarTests") })
+    func theQuickStartIsTheTestedCode(in document: String, importing: (String, String)) throws {
+        let (library, testFile) = importing
+        let block = try #require(try Self.swiftBlocks(of: document).first { $0.contains("\n\(library)\n") && $0.contains("AvatarTests") })
         let tested = try String(contentsOf: Self.package.appendingPathComponent(testFile), encoding: .utf8)
-        #expect(tested.contains(Self.body(of: block)), "the README's quick start for \(library) differs from \(testFile)")
+        #expect(tested.contains(Self.body(of: block)), "\(document)'s quick start for \(library) differs from \(testFile)")
         // Every import the README shows is one the tested file makes.
         let testedLines = Set(tested.split(separator: "\n"))
         for line in block.split(separator: "\n") where line.hasPrefix("import ") {

@@ -6,8 +6,8 @@ import Understudy
 import UnderstudyURLProtocol
 import XCTest
 
-// The README's "Testing caching, resuming and progressive loading" example, verbatim: if this
-// stops compiling or passing, the README is wrong.
+// The example of the "Caching, ranges and gates" article (Sources/Understudy/Understudy.docc),
+// verbatim: if this stops compiling or passing, the article is wrong.
 final class ReadmeCachingTests: XCTestCase {
     func testTheSecondLoadRevalidatesAndAHalfLoadedImageCanBeSeen() async throws {
         let stubs = StubRegistry()
