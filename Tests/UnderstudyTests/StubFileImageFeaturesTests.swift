@@ -155,7 +155,7 @@ final class StubFileImageFeaturesTests: XCTestCase {
         ]
         for (path, message) in cases {
             let request = StubRequest(method: "GET", url: URL(string: "http://x.test\(path)")!, headers: [:])
-            guard case .failed(let response, _) = await stubs.resolve(request, context: RenderContext()) else {
+            guard let (response, _) = await stubs.respond(to: request).failure else {
                 XCTFail("\(path) did not fail")
                 continue
             }
