@@ -2,7 +2,7 @@ import Foundation
 
 /// Canned files kept in memory, re-read only when their size or modification time changes, so a
 /// stub server does not read the same image from disk for every request, and an edited file is
-/// still served fresh.
+/// still served fresh. A ``BoundedCache`` in bytes: the least recently read files go first.
 final class FileCache: Sendable {
     static let shared = FileCache(capacity: 128 * 1024 * 1024)
 
@@ -12,10 +12,11 @@ final class FileCache: Sendable {
     }
 
     private let capacity: Int
-    private let state = LockedState<(entries: [String: Entry], bytes: Int)>(([:], 0))
+    private let state: LockedState<BoundedCache<String, Entry>>
 
     init(capacity: Int) {
         self.capacity = capacity
+        self.state = LockedState(BoundedCache(costLimit: capacity))
     }
 
     /// The file's current stamp, from one `stat(2)`; `nil` when it cannot be read.
@@ -34,20 +35,12 @@ final class FileCache: Sendable {
         guard let stamp = stamp(of: path) else {
             throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path])
         }
-        if let entry = state.withLock({ $0.entries[path] }), entry.stamp == stamp {
+        if let entry = state.withLock({ $0.value(for: path) }), entry.stamp == stamp {
             return (entry.data, stamp)
         }
         let data = try Data(contentsOf: url)
         guard data.count <= capacity / 4 else { return (data, stamp) }
-        state.withLock { state in
-            if state.bytes + data.count > capacity {
-                // Rarely reached (stub files name a handful of files): start afresh.
-                state.entries.removeAll()
-                state.bytes = 0
-            }
-            state.bytes += data.count - (state.entries[path]?.data.count ?? 0)
-            state.entries[path] = Entry(stamp: stamp, data: data)
-        }
+        state.withLock { $0.insert(Entry(stamp: stamp, data: data), for: path, cost: data.count) }
         return (data, stamp)
     }
 }
