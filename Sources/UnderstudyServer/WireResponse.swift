@@ -2,6 +2,7 @@ import Foundation
 internal import NIOCore
 internal import NIOHTTP1
 import Understudy
+import UnderstudyImages
 
 /// A prepared response as bytes for the wire: its head framed once (status line and validated
 /// header lines) and its body in a `ByteBuffer`, made once per rendering and shared by every

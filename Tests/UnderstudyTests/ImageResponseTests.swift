@@ -1,5 +1,6 @@
 import Foundation
 import Understudy
+import UnderstudyImages
 import XCTest
 
 /// `.image(_:as:)`, `.transcoded(to:)` and `.forward(transcode:)` rendered through a registry.

@@ -1,5 +1,6 @@
 import Foundation
 import Understudy
+import UnderstudyImages
 import XCTest
 
 /// SPEC section 12 in stub files: JPEG, `formats:`, `resize:`, `damage:`, animations and the

@@ -1,4 +1,5 @@
 import Foundation
+import UnderstudyImages
 
 /// The last rendering of a stub's canned response, reused for as long as it would render the
 /// same: a stub server answers the same file thousands of times a second, and rendering it
