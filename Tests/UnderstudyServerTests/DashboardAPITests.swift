@@ -56,6 +56,12 @@ final class DashboardAPITests: XCTestCase {
             XCTAssertEqual(response.body, page.body, target)
         }
         XCTAssertTrue(String(decoding: page.body, as: UTF8.self).contains(#"<p id="query-note" class="note" hidden>This page reads nothing from its address"#))
+        // Nor does the page ever answer JSON.
+        let post = await send(admin, "POST", "/__admin/?token=t0ken")
+        XCTAssertEqual(post.status, 405)
+        XCTAssertEqual(post.headers["Content-Type"], "text/plain; charset=utf-8")
+        XCTAssertEqual(post.headers["Allow"], "GET")
+        XCTAssertEqual(String(decoding: post.body, as: UTF8.self), "method POST is not allowed on /__admin/; expected GET\n")
         let authorized: HeaderFields = ["Authorization": "Bearer t0ken"]
         for target in ["/__admin/requests?token=t0ken", "/__admin/events?token=t0ken", "/__admin/health?token=t0ken"] {
             let response = await send(admin, "GET", target, headers: authorized)

@@ -51,6 +51,15 @@ extension AdminAPI {
     func dashboard(_ request: AdminRequest, _ route: DashboardRoute) async throws -> AdminResponse {
         let method = request.method == "HEAD" ? "GET" : request.method
         guard method == "GET" else {
+            let message = "method \(request.method) is not allowed on \(request.path); expected GET"
+            if route == .page {
+                // A page for people answers in words, never JSON.
+                let body = Data((message + "\n").utf8)
+                return AdminResponse(status: 405, headers: [
+                    "Content-Type": "text/plain; charset=utf-8", "Content-Length": String(body.count), "Allow": "GET",
+                    "X-Content-Type-Options": "nosniff",
+                ], body: body)
+            }
             throw AdminFailure(
                 405, "method \(request.method) is not allowed on \(request.path); expected GET",
                 field: "method", extraHeaders: ["Allow": "GET"]
