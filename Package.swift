@@ -66,17 +66,18 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        .target(name: "UnderstudyURLProtocol", dependencies: ["Understudy"]),
+        .target(name: "UnderstudyURLProtocol", dependencies: ["Understudy", "UnderstudyImages"]),
         .target(name: "UnderstudyXCTest", dependencies: ["Understudy", "UnderstudyURLProtocol"]),
-        .target(name: "UnderstudyHAR", dependencies: ["Understudy"]),
+        .target(name: "UnderstudyHAR", dependencies: ["Understudy", "UnderstudyImages"]),
         .target(
             name: "UnderstudyTesting",
-            dependencies: ["Understudy", "UnderstudyURLProtocol", "UnderstudyServer", "UnderstudyHAR"]
+            dependencies: ["Understudy", "UnderstudyImages", "UnderstudyURLProtocol", "UnderstudyServer", "UnderstudyHAR"]
         ),
         .target(
             name: "UnderstudyServer",
             dependencies: [
                 "Understudy",
+                "UnderstudyImages",
                 "UnderstudyHAR",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -108,10 +109,10 @@ let package = Package(
         // What more than one test target uses (a local upstream server).
         .target(name: "UnderstudyTestSupport", path: "Tests/Support"),
         .testTarget(name: "UnderstudyImagesTests", dependencies: ["UnderstudyImages"]),
-        .testTarget(name: "UnderstudyTests", dependencies: ["Understudy"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "UnderstudyTests", dependencies: ["Understudy", "UnderstudyImages"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "UnderstudyURLProtocolTests",
-            dependencies: ["Understudy", "UnderstudyURLProtocol", "UnderstudyTestSupport"]
+            dependencies: ["Understudy", "UnderstudyImages", "UnderstudyURLProtocol", "UnderstudyTestSupport"]
         ),
         .testTarget(
             name: "UnderstudyXCTestTests",
@@ -121,6 +122,7 @@ let package = Package(
             name: "UnderstudyServerTests",
             dependencies: [
                 "Understudy",
+                "UnderstudyImages",
                 "UnderstudyTestSupport",
                 "UnderstudyServer",
                 "UnderstudyURLProtocol",
@@ -141,17 +143,17 @@ let package = Package(
         ),
         .testTarget(
             name: "UnderstudyHARTests",
-            dependencies: ["UnderstudyHAR", "Understudy", "UnderstudyServer", "UnderstudyURLProtocol"],
+            dependencies: ["UnderstudyHAR", "Understudy", "UnderstudyImages", "UnderstudyServer", "UnderstudyURLProtocol"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "UnderstudyTestingTests",
-            dependencies: ["Understudy", "UnderstudyTesting", "UnderstudyURLProtocol", "UnderstudyServer", "UnderstudyHAR"],
+            dependencies: ["Understudy", "UnderstudyImages", "UnderstudyTesting", "UnderstudyURLProtocol", "UnderstudyServer", "UnderstudyHAR"],
             exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "understudyTests",
-            dependencies: ["understudy", "Understudy", "UnderstudyHAR", "UnderstudyServer", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["understudy", "Understudy", "UnderstudyImages", "UnderstudyHAR", "UnderstudyServer", .product(name: "Logging", package: "swift-log")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -336,16 +336,6 @@ public final class StubRegistry: Sendable {
         }
     }
 
-    /// Matches `request`, runs the answer and renders it: what every transport does first.
-    package func resolve(_ request: StubRequest, context: RenderContext) async -> Resolution {
-        switch resolveImmediately(request) {
-        case .resolved(let resolution):
-            return resolution
-        case .pending(let match):
-            return await render(match, for: request, context: context)
-        }
-    }
-
     /// The 500 (or 502 upstream) a failed stub answers with, its body saying why.
     private func failure(_ error: any Error, stubName: String) -> Resolution {
         let status = (error as? RenderError)?.status ?? 500

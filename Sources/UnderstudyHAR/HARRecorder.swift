@@ -1,5 +1,6 @@
 import Foundation
 import Understudy
+import UnderstudyImages
 
 /// Records a reverse-proxy session to a HAR file: `understudy record` in a library.
 ///

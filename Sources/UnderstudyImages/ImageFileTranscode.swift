@@ -9,20 +9,20 @@ import Foundation
 /// let report = try job.run()
 /// print(report)   // cat.png: PNG, 64x64, 1234 bytes (from WebP, 567 bytes)
 /// ```
-public struct ImageFileTranscode: Sendable {
+package struct ImageFileTranscode: Sendable {
     /// The file read.
-    public let input: URL
+    package let input: URL
     /// The file written (replaced when it exists).
-    public let output: URL
+    package let output: URL
     /// The encoding written.
-    public let target: TranscodeTarget
+    package let target: TranscodeTarget
 
     /// What went wrong, for the person at the command line: names the file or flag.
-    public struct Failure: Error, Sendable, CustomStringConvertible, Equatable {
+    package struct Failure: Error, Sendable, CustomStringConvertible, Equatable {
         /// The message.
-        public let description: String
+        package let description: String
         /// Whether the command line itself is wrong (exit 64), rather than the files (exit 1).
-        public let isUsageError: Bool
+        package let isUsageError: Bool
 
         init(_ description: String, usage: Bool = false) {
             self.description = description
@@ -31,24 +31,24 @@ public struct ImageFileTranscode: Sendable {
     }
 
     /// What was written.
-    public struct Report: Sendable, CustomStringConvertible {
+    package struct Report: Sendable, CustomStringConvertible {
         /// The file written.
-        public let output: URL
+        package let output: URL
         /// The format read.
-        public let inputKind: ImageKind
+        package let inputKind: ImageKind
         /// The size of the file read.
-        public let inputBytes: Int
+        package let inputBytes: Int
         /// The encoding written.
-        public let target: TranscodeTarget
+        package let target: TranscodeTarget
         /// The size of the file written.
-        public let outputBytes: Int
+        package let outputBytes: Int
         /// Width in pixels.
-        public let width: Int
+        package let width: Int
         /// Height in pixels.
-        public let height: Int
+        package let height: Int
 
         /// `cat.png: PNG, 64x64, 1234 bytes (from WebP, 567 bytes)`.
-        public var description: String {
+        package var description: String {
             let written: String
             switch target {
             case .png: written = "PNG"
@@ -63,9 +63,9 @@ public struct ImageFileTranscode: Sendable {
     }
 
     /// The default WebP quality when `--quality` is not given.
-    public static let defaultQuality = 80
+    package static let defaultQuality = 80
     /// The default JPEG quality when `--quality` is not given.
-    public static let defaultJPEGQuality = JPEGCodec.defaultQuality
+    package static let defaultJPEGQuality = JPEGCodec.defaultQuality
 
     /// Checks the options and picks the target.
     /// - Parameters:
@@ -76,7 +76,7 @@ public struct ImageFileTranscode: Sendable {
     ///   - lossless: lossless WebP (WebP only; not with `quality`).
     ///   - progressive: progressive JPEG (JPEG only).
     /// - Throws: ``Failure`` naming the flag or file that is wrong.
-    public init(
+    package init(
         input: URL, output: URL, format: String? = nil, quality: Int? = nil, lossless: Bool = false, progressive: Bool = false
     ) throws {
         self.input = input
@@ -126,7 +126,7 @@ public struct ImageFileTranscode: Sendable {
 
     /// Reads, transcodes and writes.
     /// - Throws: ``Failure`` when IN cannot be read or decoded, or OUT cannot be written.
-    public func run() throws -> Report {
+    package func run() throws -> Report {
         let data: Data
         do {
             data = try Data(contentsOf: input)

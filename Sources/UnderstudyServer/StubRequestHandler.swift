@@ -26,9 +26,9 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let responder: StubResponder
     private let wireResponses: WireResponseCache
     private var repeatable: Repeatable?
-    /// How many times ``repeatable`` was set: ``RepeatedRequestShortcut`` tells by it whether
-    /// the request it passed on was answered by a fixed canned stub.
-    private(set) var repeatablesSet = 0
+    /// How many answers came from a fixed canned stub (each sets ``repeatable``): a counter, by
+    /// which ``RepeatedRequestShortcut`` tells whether the request it passed on was one.
+    private(set) var repeatableAnswerCount = 0
     private var writer: HTTP1ResponseWriter?
     private var driver: DeliveryDriver?
     private var context: ChannelHandlerContext?
@@ -78,7 +78,7 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .answer(let answer):
             if let repeatableMatch {
                 repeatable = Repeatable(head: head, request: request, match: repeatableMatch)
-                repeatablesSet &+= 1
+                repeatableAnswerCount &+= 1
             }
             deliver(answer, request: request, method: head.method.rawValue, version: head.version, keepAlive: head.isKeepAlive, arrival: arrival)
         case .pending(let pending):

@@ -2,6 +2,7 @@ import Foundation
 internal import NIOCore
 internal import NIOHTTP1
 import Understudy
+import UnderstudyImages
 
 /// A prepared response as bytes for the wire: its head framed once (status line and validated
 /// header lines) and its body in a `ByteBuffer`, made once per rendering and shared by every
@@ -174,33 +175,33 @@ final class OpenFile: Sendable {
 /// A large body read from a file is sent from the file itself with `sendfile(2)`, as nginx
 /// does: copying 100 KB into the socket was a quarter of the CPU such a response took. Files
 /// are kept open for at most ``maxOpenFiles`` renderings per loop; beyond that, and for small
-/// bodies, the bytes are copied.
+/// bodies, the bytes are copied. A ``BoundedCache`` of ``maxEntries`` renderings: renderings are
+/// replaced when files change, and the least recently sent go first (their files close once
+/// their last write is done).
 final class WireResponseCache {
     /// Bodies from this size on are sent from their file.
     static let sendfileThreshold = 64 * 1024
     /// The most files one loop keeps open.
     static let maxOpenFiles = 64
+    /// The most renderings one loop keeps framed.
+    static let maxEntries = 4096
 
-    private var entries: [UInt64: WireResponse] = [:]
+    private var entries = BoundedCache<UInt64, WireResponse>(countLimit: WireResponseCache.maxEntries)
     private var openFiles = 0
 
     /// The wire form of `prepared`, made once per rendering (``PreparedResponse/renderID``).
     func response(for prepared: PreparedResponse, allocator: ByteBufferAllocator) throws(WireResponse.InvalidHeader) -> WireResponse {
         guard let id = prepared.renderID else { return try WireResponse(prepared, allocator: allocator) }
-        if let cached = entries[id] { return cached }
-        if entries.count >= 4096 {
-            // Renderings are replaced when files change; old ones are simply forgotten (their
-            // files close once their last write is done).
-            entries.removeAll()
-            openFiles = 0
-        }
+        if let cached = entries.value(for: id) { return cached }
         var file: OpenFile?
         if let source = prepared.sourceFile, prepared.body.count >= Self.sendfileThreshold, openFiles < Self.maxOpenFiles {
             file = OpenFile(source)
             if file != nil { openFiles += 1 }
         }
         let wire = try WireResponse(prepared, allocator: allocator, file: file)
-        entries[id] = wire
+        entries.insert(wire, for: id) { evicted in
+            if evicted.file != nil { self.openFiles -= 1 }
+        }
         return wire
     }
 }

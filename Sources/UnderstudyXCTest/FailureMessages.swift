@@ -4,4 +4,4 @@ import Understudy
 /// the assertion holds. They live in the `Understudy` module so that `UnderstudyTesting`'s
 /// expectations share them; this name keeps `FailureMessages` reachable from
 /// `import UnderstudyXCTest` alone.
-public typealias FailureMessages = Understudy.FailureMessages
+package typealias FailureMessages = Understudy.FailureMessages

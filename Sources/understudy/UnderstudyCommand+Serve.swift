@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Understudy
 import UnderstudyHAR
+import UnderstudyImages
 import UnderstudyServer
 
 extension UnderstudyCommand {

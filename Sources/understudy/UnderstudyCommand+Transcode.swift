@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Understudy
+import UnderstudyImages
 
 extension UnderstudyCommand {
     /// `understudy transcode IN OUT [--to png|webp|jpeg] [--quality Q] [--lossless] [--progressive]`.

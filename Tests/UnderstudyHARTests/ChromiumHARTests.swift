@@ -1,6 +1,7 @@
 import Foundation
 import Understudy
 import UnderstudyHAR
+import UnderstudyImages
 import UnderstudyServer
 import UnderstudyURLProtocol
 import XCTest

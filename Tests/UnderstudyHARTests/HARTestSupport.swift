@@ -1,5 +1,6 @@
 import Foundation
 import Understudy
+import UnderstudyImages
 import UnderstudyServer
 import XCTest
 

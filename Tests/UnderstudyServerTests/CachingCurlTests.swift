@@ -92,4 +92,34 @@ final class CachingCurlTests: XCTestCase {
         }
         XCTAssertEqual(stubs.journal.interactions.map { $0.status ?? 0 }, [200, 304, 200, 304, 200])
     }
+
+    /// A 304 and a 206 keep the stub's own fields over the wire, on HTTP/1.1 and HTTP/2, and a
+    /// 304 sends none of the full body's `Content-*`.
+    func testNotModifiedAndPartialKeepTheStubsOwnFieldsOnBothProtocols() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.path("/big.bin"), named: "big", response: .file(try makeFile()).headers([
+            "X-Image-Variant": "thumb-2x", "Content-Disposition": "inline", "Content-Type": "image/x-test",
+        ]))
+        try await withServer(stubs) { server in
+            let url = server.baseURL.appendingPathComponent("big.bin").absoluteString
+            for version in ["--http1.1", "--http2-prior-knowledge"] {
+                let first = try curl([version, "-D", "-", "-o", "/dev/null", url])
+                let etag = try XCTUnwrap(first.text.components(separatedBy: "\r\n").first { $0.lowercased().hasPrefix("etag: ") }?.dropFirst(6))
+                let notModified = try curl([version, "-H", "If-None-Match: \(etag)", "-D", "-", "-o", "/dev/null", url])
+                let lines = notModified.text.lowercased().components(separatedBy: "\r\n")
+                XCTAssertTrue(lines.first?.hasPrefix("http/") == true && lines.first?.contains(" 304") == true, notModified.text)
+                XCTAssertTrue(lines.contains("x-image-variant: thumb-2x"), notModified.text)
+                XCTAssertTrue(lines.contains("x-understudy-stub: big"), notModified.text)
+                XCTAssertFalse(lines.contains { $0.hasPrefix("content-") }, "no Content-* on a 304: \(notModified.text)")
+
+                let partial = try curl([version, "-r", "0-9", "-D", "-", "-o", "/dev/null", url])
+                let partialLines = partial.text.lowercased().components(separatedBy: "\r\n")
+                XCTAssertTrue(partialLines.first?.contains(" 206") == true, partial.text)
+                for line in ["x-image-variant: thumb-2x", "content-disposition: inline", "content-type: image/x-test", "content-length: 10"] {
+                    XCTAssertTrue(partialLines.contains(line), "\(line) in \(partial.text)")
+                }
+            }
+        }
+        XCTAssertEqual(stubs.journal.interactions.map { $0.status ?? 0 }, [200, 304, 206, 200, 304, 206])
+    }
 }

@@ -19,13 +19,16 @@ final class ChromiumDriver {
     private var buffer = Data()
     private let directory: URL
 
-    init(directory: URL) throws {
+    /// - Parameters:
+    ///   - directory: where the profile, script, log and screenshots go.
+    ///   - arguments: more Chromium flags (say, `--ignore-certificate-errors-spki-list=...`).
+    init(directory: URL, arguments: [String] = []) throws {
         self.directory = directory
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let script = directory.appendingPathComponent("cdp.py")
         try Self.script.write(to: script, atomically: true, encoding: .utf8)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["timeout", "-s", "KILL", "180", "python3", script.path, directory.appendingPathComponent("profile").path]
+        process.arguments = ["timeout", "-s", "KILL", "180", "python3", script.path, directory.appendingPathComponent("profile").path] + arguments
         process.standardInput = input
         process.standardOutput = output
         let log = directory.appendingPathComponent("chromium.log")
@@ -118,7 +121,7 @@ final class ChromiumDriver {
         chrome = subprocess.Popen(
             ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
              "--disable-crash-reporter", "--no-proxy-server", "--user-data-dir=" + profile, "--window-size=1280,1000",
-             "--hide-scrollbars", "--remote-debugging-pipe", "about:blank"],
+             "--hide-scrollbars", "--remote-debugging-pipe"] + sys.argv[2:] + ["about:blank"],
             preexec_fn=child_fds, close_fds=False, stdin=subprocess.DEVNULL, stdout=sys.stderr, stderr=sys.stderr)
         os.close(to_chrome_r)
         os.close(from_chrome_w)

@@ -1,5 +1,6 @@
 import Foundation
 import Understudy
+import UnderstudyImages
 import UnderstudyServer
 import XCTest
 
@@ -43,6 +44,33 @@ final class DashboardAPITests: XCTestCase {
         XCTAssertEqual(String(decoding: query.body, as: UTF8.self), #"{"error":"unknown query parameter 'v'; /__admin/dashboard.js takes no query parameters","field":"v"}"# + "\n")
     }
 
+    /// The page, pasted with a query (`?token=...`), is the page (which says the query is not
+    /// read); the JSON API and the dashboard's data endpoints still refuse unknown parameters.
+    func testThePageIgnoresAQueryAndTheAPIStillRefusesUnknownParameters() async throws {
+        let admin = AdminAPI(registry: StubRegistry(), token: "t0ken")
+        let page = await send(admin, "GET", "/__admin/")
+        for target in ["/__admin/?token=t0ken", "/__admin?token=abc&x=1", "/__admin/?"] {
+            let response = await send(admin, "GET", target)
+            XCTAssertEqual(response.status, 200, target)
+            XCTAssertEqual(response.headers["Content-Type"], "text/html; charset=utf-8", target)
+            XCTAssertEqual(response.body, page.body, target)
+        }
+        XCTAssertTrue(String(decoding: page.body, as: UTF8.self).contains(#"<p id="query-note" class="note" hidden>This page reads nothing from its address"#))
+        // Nor does the page ever answer JSON.
+        let post = await send(admin, "POST", "/__admin/?token=t0ken")
+        XCTAssertEqual(post.status, 405)
+        XCTAssertEqual(post.headers["Content-Type"], "text/plain; charset=utf-8")
+        XCTAssertEqual(post.headers["Allow"], "GET")
+        XCTAssertEqual(String(decoding: post.body, as: UTF8.self), "method POST is not allowed on /__admin/; expected GET\n")
+        let authorized: HeaderFields = ["Authorization": "Bearer t0ken"]
+        for target in ["/__admin/requests?token=t0ken", "/__admin/events?token=t0ken", "/__admin/health?token=t0ken"] {
+            let response = await send(admin, "GET", target, headers: authorized)
+            XCTAssertEqual(response.status, 400, target)
+            XCTAssertEqual(response.headers["Content-Type"], "application/json", target)
+            XCTAssertTrue(String(decoding: response.body, as: UTF8.self).hasPrefix(#"{"error":"unknown query parameter 'token'"#), target)
+        }
+    }
+
     func testTheBodyEndpointServesACannedImageAndNeedsTheToken() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("understudy-body-\(UUID().uuidString).png")
         try ImageGenerator.generate(width: 7, height: 5, pattern: .gradient).pngData().write(to: file)
@@ -70,7 +98,7 @@ final class DashboardAPITests: XCTestCase {
         let closure = await send(admin, "GET", "/__admin/requests/2/body", headers: authorized)
         XCTAssertEqual(closure.status, 404)
         XCTAssertEqual(String(decoding: closure.body, as: UTF8.self), """
-            {"error":"the body request 2 was sent is not kept; without keepsBodies the journal has only those of canned answers and image stubs","field":"id"}
+            {"error":"the body request 2 was sent is not kept; without keepsBodies the journal has only those of canned answers, images and transcoded bodies","field":"id"}
 
             """)
         let missing = await send(admin, "GET", "/__admin/requests/9/body", headers: authorized)

@@ -1,5 +1,6 @@
 import Foundation
 import Understudy
+import UnderstudyImages
 import UnderstudyServer
 import XCTest
 #if canImport(FoundationNetworking)
@@ -174,6 +175,24 @@ final class DashboardChromiumTests: XCTestCase {
                   && document.querySelector("#journal tr.entry img.thumb").dataset.naturalWidth !== "pending"
                 """##)
             XCTAssertEqual(try rows(driver).first?["thumb"] as? String, "41")
+        }
+    }
+
+    /// An address pasted with `?token=...` opens the page, which says the query is not read and
+    /// asks for the token in its form; the token in the address is not used.
+    func testAPastedQueryIsExplainedOnThePageNotUsed() async throws {
+        let stubs = try stubs()
+        var configuration = StubServer.Configuration()
+        configuration.adminToken = "s3cret-token"
+        try await withServer(stubs, configuration: configuration) { server in
+            let driver = try ChromiumDriver(directory: directory)
+            defer { driver.quit() }
+            try driver.navigate(URL(string: "\(server.baseURL.absoluteString)/__admin/?token=s3cret-token")!)
+            try driver.wait(until: ##"document.body.dataset.state === "needs-token""##)
+            XCTAssertEqual(try driver.evaluate(##"document.getElementById("query-note").hidden"##) as? Bool, false)
+            let note = try XCTUnwrap(driver.evaluate(##"document.getElementById("query-note").textContent"##) as? String)
+            XCTAssertTrue(note.split(whereSeparator: \.isWhitespace).joined(separator: " ").contains("the query ?token is ignored"), note)
+            XCTAssertNil(try driver.evaluate("sessionStorage.getItem('understudy-admin-token')") as? String)
         }
     }
 }

@@ -1,10 +1,11 @@
 import Foundation
 import Understudy
+import UnderstudyImages
 import UnderstudyServer
 import XCTest
 
-/// `GET /__admin/requests.har` as a client downloads it: measured phases and the bodies of
-/// canned answers, which the registry holds so the journal keeps no copy.
+/// `GET /__admin/requests.har` as a client downloads it: measured phases and the bodies the
+/// stubs rendered, which the registry holds or renders again so the journal keeps no copy.
 final class HARExportTests: XCTestCase {
     private func har(_ server: StubServer) throws -> [[String: Any]] {
         let result = try curl(["\(server.baseURL.absoluteString)/__admin/requests.har"])
@@ -41,5 +42,54 @@ final class HARExportTests: XCTestCase {
             XCTAssertNil(made["text"], "a closure's body is kept only when the journal keeps bodies")
             XCTAssertEqual(made["size"] as? Int, 17)
         }
+    }
+
+    /// Every body the server rendered is in the HAR: a file, JSON, a file transcoded, a
+    /// generated image and a resized one, images base64; each decodes to the image sent. Entries
+    /// that repeat an answer share its bytes rather than hold a copy each.
+    func testTheHARCarriesEveryRenderedBodyImagesInBase64() async throws {
+        let directory = try makeTemporaryDirectory("har-bodies")
+        let png = directory.appendingPathComponent("wide.png")
+        try ImageGenerator.generate(width: 41, height: 23, pattern: .gradient).pngData().write(to: png)
+        let stubs = StubRegistry()
+        stubs.stub(.path("/file.png"), named: "file", response: .file(png))
+        stubs.stub(.path("/data.json"), named: "json", response: .json(["cats": 3, "name": "tabby"]))
+        stubs.stub(.path("/transcoded.webp"), named: "transcoded", response: .file(png).transcoded(to: .webpLossless))
+        stubs.stub(.path("/generated.png"), named: "generated", response: .image(.generated(width: 19, height: 7, pattern: .checkerboard), as: .png))
+        stubs.stub(.path("/resized.jpg"), named: "resized", response: .image(.file(png), as: .jpeg(quality: 90), resize: .init(width: .query("w"))))
+        try await withServer(stubs) { server in
+            let base = server.baseURL.absoluteString
+            for path in ["/file.png", "/data.json", "/transcoded.webp", "/generated.png", "/resized.jpg?w=20", "/generated.png"] {
+                XCTAssertEqual(try curl(["-o", "/dev/null", "-w", "%{http_code}", base + path]).text, "200", path)
+            }
+            let entries = try har(server)
+            XCTAssertEqual(entries.count, 6)
+            func content(_ index: Int) throws -> (text: String, encoding: String?, mimeType: String?) {
+                let content = try XCTUnwrap((entries[index]["response"] as? [String: Any])?["content"] as? [String: Any])
+                let text = try XCTUnwrap(content["text"] as? String, "entry \(index) has its body: \(content)")
+                return (text, content["encoding"] as? String, content["mimeType"] as? String)
+            }
+            func image(_ index: Int) throws -> (width: Int, height: Int, mimeType: String?) {
+                let (text, encoding, mimeType) = try content(index)
+                XCTAssertEqual(encoding, "base64", "entry \(index)")
+                let decoded = try RGBAImage(decoding: XCTUnwrap(Data(base64Encoded: text)))
+                return (decoded.width, decoded.height, mimeType)
+            }
+            XCTAssertEqual(try image(0).width, 41)
+            let json = try content(1)
+            XCTAssertNil(json.encoding, "text stays text")
+            XCTAssertEqual(try JSONSerialization.jsonObject(with: Data(json.text.utf8)) as? NSDictionary, ["cats": 3, "name": "tabby"])
+            XCTAssertEqual(try image(2).mimeType, "image/webp")
+            XCTAssertEqual(try [image(2).width, image(2).height], [41, 23])
+            XCTAssertEqual(try [image(3).width, image(3).height], [19, 7])
+            XCTAssertEqual(try image(4).mimeType, "image/jpeg")
+            XCTAssertEqual(try image(4).width, 20, "resized by the query")
+            XCTAssertEqual(try content(5).text, try content(3).text)
+        }
+        // The two generated answers share one rendering's bytes.
+        let filled = await stubs.fillingRenderedBodies(stubs.journal.interactions)
+        let first = try XCTUnwrap(filled[3].responseBody), again = try XCTUnwrap(filled[5].responseBody)
+        XCTAssertEqual(first, again)
+        XCTAssertEqual(first.withUnsafeBytes { $0.baseAddress }, again.withUnsafeBytes { $0.baseAddress }, "one copy of the bytes, not one per entry")
     }
 }

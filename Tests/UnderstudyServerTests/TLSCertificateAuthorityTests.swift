@@ -247,7 +247,7 @@ final class TLSCertificateAuthorityTests: XCTestCase {
         for host in ["a", "b", "c", "d"] {
             _ = cache.value(for: host) { made += 1; return made }
         }
-        XCTAssertEqual(cache.count, 3, "the key asked first is forgotten past the capacity")
+        XCTAssertEqual(cache.count, 3, "the key least recently asked for is forgotten past the capacity")
         XCTAssertEqual(cache.value(for: "d") { -1 }, 4, "a kept key is not made again")
         XCTAssertEqual(cache.value(for: "a") { made += 1; return made }, 5, "a forgotten key is made again")
         XCTAssertEqual(cache.count, 3)

@@ -96,6 +96,42 @@ final class ConditionalRequestTests: XCTestCase {
         XCTAssertEqual(answerNow(.file(file), method: "POST", ["If-None-Match": etag]).status, 200, "only GET and HEAD")
     }
 
+    /// A 304, 206 and 416 keep the stub's own fields (a client revalidating reads them), never
+    /// the full body's `Content-*` on a 304 or 416 nor its digest on a 206.
+    func testNotModifiedPartialAndUnsatisfiableKeepTheStubsOwnFields() async throws {
+        let response = StubResponse.file(file).headers([
+            "X-Image-Variant": "thumb-2x", "Set-Cookie": "seen=1", "Content-Disposition": "inline; filename=b.bin",
+            "Content-Language": "en", "Content-MD5": "0123456789abcdef0123456789abcdef", "Content-Location": "/b.bin",
+        ])
+        let etag = try XCTUnwrap(answerNow(response).headers["ETag"])
+        let notModified = await answer(response, ["If-None-Match": etag])
+        XCTAssertEqual(notModified.status, 304)
+        XCTAssertEqual(Set(notModified.headers.map(\.name)), [
+            "X-Image-Variant", "Set-Cookie", "Content-Location", "ETag", "Last-Modified", "X-Understudy-Stub",
+        ])
+        XCTAssertEqual(notModified.headers["X-Image-Variant"], "thumb-2x")
+
+        let partial = await answer(response, ["Range": "bytes=10-19"])
+        XCTAssertEqual(partial.status, 206)
+        XCTAssertEqual(partial.headers["X-Image-Variant"], "thumb-2x")
+        XCTAssertEqual(partial.headers["Content-Disposition"], "inline; filename=b.bin")
+        XCTAssertEqual(partial.headers["Content-Length"], "10")
+        XCTAssertNil(partial.headers["Content-MD5"], "the full body's digest is not the part's")
+
+        let multipart = await answer(response, ["Range": "bytes=0-1,5-6"])
+        XCTAssertEqual(multipart.status, 206)
+        XCTAssertEqual(multipart.headers["X-Image-Variant"], "thumb-2x")
+        XCTAssertNil(multipart.headers["Content-MD5"])
+
+        let unsatisfiable = await answer(response, ["Range": "bytes=500-"])
+        XCTAssertEqual(unsatisfiable.status, 416)
+        XCTAssertEqual(unsatisfiable.headers["X-Image-Variant"], "thumb-2x")
+        XCTAssertEqual(unsatisfiable.headers["Set-Cookie"], "seen=1")
+        XCTAssertNil(unsatisfiable.headers["Content-Disposition"])
+        XCTAssertNil(unsatisfiable.headers["Content-Type"])
+        XCTAssertEqual(unsatisfiable.headers["Content-Range"], "bytes */100")
+    }
+
     func testIfModifiedSinceAnswers304UnlessIfNoneMatchSaysOtherwise() async {
         XCTAssertEqual(answerNow(.file(file), ["If-Modified-Since": "Tue, 14 Nov 2023 22:13:20 GMT"]).status, 304)
         XCTAssertEqual(answerNow(.file(file), ["If-Modified-Since": "Wed, 15 Nov 2023 00:00:00 GMT"]).status, 304)

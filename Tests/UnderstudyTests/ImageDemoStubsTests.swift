@@ -1,5 +1,6 @@
 import Foundation
 import Understudy
+import UnderstudyImages
 import XCTest
 
 /// The demo stubs in `Stubs/` (what `make serve` serves): their images are made by our own code,

@@ -1,5 +1,6 @@
 import Foundation
 import Understudy
+import UnderstudyImages
 import XCTest
 
 /// `.negotiated` / `as: negotiate`: WebP when the Accept header admits it with a q at least

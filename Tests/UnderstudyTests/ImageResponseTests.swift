@@ -1,15 +1,13 @@
 import Foundation
 import Understudy
+import UnderstudyImages
 import XCTest
 
 /// `.image(_:as:)`, `.transcoded(to:)` and `.forward(transcode:)` rendered through a registry.
 final class ImageResponseTests: XCTestCase {
     private func failure(_ stubs: StubRegistry, _ url: String, headers: HeaderFields = [:]) async -> (PreparedResponse, String)? {
         let request = StubRequest(method: "GET", url: URL(string: url)!, headers: headers)
-        if case .failed(let response, let message) = await stubs.resolve(request, context: RenderContext()) {
-            return (response, message)
-        }
-        return nil
+        return await stubs.respond(to: request).failure
     }
 
     func testWebPFileServedAsPNGHasPixelsTypeAndLength() async throws {
@@ -78,7 +76,10 @@ final class ImageResponseTests: XCTestCase {
         let stubs = StubRegistry(transcoder: ImageTranscoder())
         stubs.stub(.any, response: .image(.generated(width: 4, height: 4, pattern: .gradient), as: .webpLossless))
         let request = StubRequest(method: "GET", url: URL(string: "http://img.test/")!, headers: [:])
-        guard case .response = await stubs.resolve(request, context: RenderContext(transcoder: own)) else {
+        // The transports render with the registry's; a context given to the registry wins.
+        guard case .pending(let match) = stubs.resolveImmediately(request),
+              case .response = await stubs.render(match, for: request, context: RenderContext(transcoder: own))
+        else {
             return XCTFail("no response")
         }
         XCTAssertEqual(own.statistics.encodes, 1)
@@ -124,20 +125,19 @@ final class ImageResponseTests: XCTestCase {
         func fetch(_ request: StubRequest) async throws -> UpstreamResponse { response }
     }
 
-    private func forward(_ body: Data, type: String, transcode: ImageFormat?, accept: String? = nil) async -> StubRegistry.Resolution {
+    private func forward(_ body: Data, type: String, transcode: ImageFormat?, accept: String? = nil) async -> StubAnswer {
         let stubs = StubRegistry(transcoder: ImageTranscoder())
         stubs.stub(.any, response: .forward(to: URL(string: "http://upstream.test"), transcode: transcode))
         let upstream = FixedUpstream(response: UpstreamResponse(
             status: 200, headers: ["Content-Type": type, "Content-Length": String(body.count), "ETag": "\"v1\""], body: body
         ))
         let headers: HeaderFields = accept.map { ["Accept": $0] } ?? [:]
-        return await stubs.resolve(StubRequest(method: "GET", url: URL(string: "http://img.test/a.webp")!, headers: headers),
-                                   context: RenderContext(upstream: upstream))
+        return await stubs.respond(to: StubRequest(method: "GET", url: URL(string: "http://img.test/a.webp")!, headers: headers), upstream: upstream)
     }
 
     func testForwardedWebPIsTranscodedToPNG() async throws {
         let image = try ImageGenerator.photoLike(width: 20, height: 20)
-        guard case .response(let response) = await forward(try image.webPLosslessData(), type: "image/webp", transcode: .png) else {
+        guard let response = await forward(try image.webPLosslessData(), type: "image/webp", transcode: .png).stubResponse else {
             return XCTFail("no response")
         }
         XCTAssertEqual(response.headers["Content-Type"], "image/png")
@@ -148,7 +148,7 @@ final class ImageResponseTests: XCTestCase {
 
     func testForwardedNonImagePassesThroughUnchanged() async throws {
         let html = Data("<html>gone</html>".utf8)
-        guard case .response(let response) = await forward(html, type: "text/html", transcode: .negotiated, accept: "image/png") else {
+        guard let response = await forward(html, type: "text/html", transcode: .negotiated, accept: "image/png").stubResponse else {
             return XCTFail("no response")
         }
         XCTAssertEqual(response.body, html)
@@ -158,8 +158,8 @@ final class ImageResponseTests: XCTestCase {
 
     func testForwardedNegotiation() async throws {
         let png = try ImageGenerator.generate(width: 4, height: 4, pattern: .checkerboard).pngData()
-        guard case .response(let webp) = await forward(png, type: "image/png", transcode: .negotiated, accept: ImageNegotiationTests.chromium),
-              case .response(let refused) = await forward(png, type: "image/png", transcode: .negotiated, accept: "text/html")
+        guard let webp = await forward(png, type: "image/png", transcode: .negotiated, accept: ImageNegotiationTests.chromium).stubResponse,
+              let refused = await forward(png, type: "image/png", transcode: .negotiated, accept: "text/html").stubResponse
         else { return XCTFail("no response") }
         XCTAssertEqual(webp.headers["Content-Type"], "image/webp")
         XCTAssertEqual(webp.headers["Vary"], "Accept")
@@ -168,7 +168,7 @@ final class ImageResponseTests: XCTestCase {
 
     func testForwardedCorruptImageIsA502() async throws {
         let png = try ImageGenerator.generate(width: 16, height: 16, pattern: .checkerboard).pngData()
-        guard case .failed(let response, let message) = await forward(png.prefix(50), type: "image/png", transcode: .webpLossless) else {
+        guard let (response, message) = await forward(png.prefix(50), type: "image/png", transcode: .webpLossless).failure else {
             return XCTFail("expected a failure")
         }
         XCTAssertEqual(response.status, 502)

@@ -1,5 +1,6 @@
 import Foundation
 import Understudy
+import UnderstudyImages
 import XCTest
 
 /// SPEC section 12 in stub files: JPEG, `formats:`, `resize:`, `damage:`, animations and the
@@ -155,7 +156,7 @@ final class StubFileImageFeaturesTests: XCTestCase {
         ]
         for (path, message) in cases {
             let request = StubRequest(method: "GET", url: URL(string: "http://x.test\(path)")!, headers: [:])
-            guard case .failed(let response, _) = await stubs.resolve(request, context: RenderContext()) else {
+            guard let (response, _) = await stubs.respond(to: request).failure else {
                 XCTFail("\(path) did not fail")
                 continue
             }

@@ -1,5 +1,6 @@
 import Foundation
 import Understudy
+import UnderstudyImages
 import XCTest
 
 /// `image:` and `transcode:` in stub files: what loads, how it answers, and the exact lines

@@ -72,7 +72,7 @@ final class StubFileResetAndPathTests: XCTestCase {
             XCTAssertEqual("\(error)", "Stubs/a.yaml:3: stubs[0].times: expected an integer >= 1, found string 'none'")
         }
         XCTAssertEqual(registry.useCounts, ["a": 1], "the old stubs stay, uses and all")
-        XCTAssertEqual(registry.journal.count, 0, "resolve() does not journal; nothing was cleared or added")
+        XCTAssertEqual(registry.journal.count, 0, "answering without a transport does not journal; nothing was cleared or added")
     }
 
     func testAFailedLoadAddsNothing() throws {

@@ -58,30 +58,54 @@ struct UnmatchedError: Error {}
 let pngBytes = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52])
 
 extension StubRegistry {
-    /// Resolves a GET (or `method`) for `url` and returns the prepared response; fails the
+    /// `request` answered as the transports answer it: by a ``StubResponder`` on this registry
+    /// (conditional requests and ranges included), without a journal entry.
+    func respond(to request: StubRequest, upstream: (any UpstreamFetcher)? = nil) async -> StubAnswer {
+        await StubResponder(registry: self, transport: .inProcess, upstream: upstream).answer(request)
+    }
+
+    /// Answers a GET (or `method`) for `url` and returns the prepared response; fails the
     /// test and throws when no stub matched.
     func answer(
         _ url: String, method: String = "GET", headers: HeaderFields = [:], body: Data? = nil,
         file: StaticString = #filePath, line: UInt = #line
     ) async throws -> PreparedResponse {
         let request = StubRequest(method: method, url: URL(string: url)!, headers: headers, body: body)
-        switch await resolve(request, context: RenderContext()) {
-        case .response(let response):
-            return response
-        case .failed(let response, let message):
+        let answer = await respond(to: request)
+        switch answer.kind {
+        case .stub:
+            return answer.response
+        case .failed(let message):
             XCTFail("stub failed: \(message)", file: file, line: line)
-            return response
+            return answer.response
         case .unmatched(let misses):
             XCTFail("unmatched \(request); near misses: \(misses)", file: file, line: line)
             throw UnmatchedError()
+        case .forwarded, .refused:
+            XCTFail("not answered by a stub: \(answer.kind)", file: file, line: line)
+            return answer.response
         }
     }
 
     /// Whether `url` goes unmatched.
     func isUnmatched(_ url: String, method: String = "GET", headers: HeaderFields = [:]) async -> Bool {
         let request = StubRequest(method: method, url: URL(string: url)!, headers: headers)
-        if case .unmatched = await resolve(request, context: RenderContext()) { return true }
+        if case .unmatched = await respond(to: request).kind { return true }
         return false
+    }
+}
+
+extension StubAnswer {
+    /// The response, when a stub answered.
+    var stubResponse: PreparedResponse? {
+        if case .stub = kind { return response }
+        return nil
+    }
+
+    /// The response and why, when the stub failed.
+    var failure: (response: PreparedResponse, message: String)? {
+        if case .failed(let message) = kind { return (response, message) }
+        return nil
     }
 }
 

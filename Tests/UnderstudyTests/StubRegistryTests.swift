@@ -92,16 +92,17 @@ final class StubRegistryTests: XCTestCase {
         XCTAssertEqual(stubs.nearMisses(for: request("http://img.test/a.png")).count, 3)
     }
 
-    func testResolveRendersTheAnswerAndReportsUnmatched() async {
+    func testTheResponderRendersTheAnswerAndReportsUnmatched() async {
         let stubs = StubRegistry()
         stubs.stub(.path("/r"), named: "r", response: .redirect(to: "/s", status: 308))
-        guard case .response(let redirect) = await stubs.resolve(request("http://a.test/r"), context: RenderContext()) else {
+        guard let redirect = await stubs.respond(to: request("http://a.test/r")).stubResponse else {
             return XCTFail("expected a response")
         }
         XCTAssertEqual(redirect.status, 308)
         XCTAssertEqual(redirect.headers["Location"], "/s")
         XCTAssertEqual(redirect.headers["X-Understudy-Stub"], "r")
-        guard case .unmatched(let misses) = await stubs.resolve(request("http://a.test/q"), context: RenderContext()) else {
+        let unmatched = await stubs.respond(to: request("http://a.test/q"))
+        guard case .unmatched(let misses) = unmatched.kind else {
             return XCTFail("expected unmatched")
         }
         XCTAssertEqual(misses.map(\.stubName), ["r"])

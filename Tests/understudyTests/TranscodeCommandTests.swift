@@ -1,5 +1,6 @@
 import Foundation
 import Understudy
+import UnderstudyImages
 @testable import understudy
 import XCTest
 

@@ -5,9 +5,9 @@
 /// One set serves both test libraries: `UnderstudyXCTest` reports them with `XCTFail`
 /// (`XCTAssertRequested`, ...) and `UnderstudyTesting` records them as Swift Testing issues
 /// (`expectRequested`, ...), so a check reads the same whichever library runs it.
-public enum FailureMessages {
+package enum FailureMessages {
     /// For `XCTAssertRequested` and `expectRequested`: `times` exact, or at least once when `nil`.
-    public static func requested(_ journal: Journal, _ matcher: RequestMatcher, times: Int?) -> String? {
+    package static func requested(_ journal: Journal, _ matcher: RequestMatcher, times: Int?) -> String? {
         let count = journal.count(matching: matcher)
         if let times {
             guard count != times else { return nil }
@@ -18,7 +18,7 @@ public enum FailureMessages {
     }
 
     /// For `XCTAssertNotRequested` and `expectNotRequested`.
-    public static func notRequested(_ journal: Journal, _ matcher: RequestMatcher) -> String? {
+    package static func notRequested(_ journal: Journal, _ matcher: RequestMatcher) -> String? {
         let matching = journal.interactions(matching: matcher)
         guard !matching.isEmpty else { return nil }
         return "expected no request matching \(matcher), got \(matching.count):\n"
@@ -27,7 +27,7 @@ public enum FailureMessages {
 
     /// For `XCTAssertNoUnmatchedRequests` and `expectNoUnmatchedRequests`: each unmatched request
     /// with its nearest stubs and what differed.
-    public static func noUnmatchedRequests(_ journal: Journal) -> String? {
+    package static func noUnmatchedRequests(_ journal: Journal) -> String? {
         unmatched(journal.unmatched)
     }
 
@@ -50,7 +50,7 @@ public enum FailureMessages {
     }
 
     /// For `XCTAssertAllStubsUsed` and `expectAllStubsUsed`.
-    public static func allStubsUsed(_ registry: StubRegistry) -> String? {
+    package static func allStubsUsed(_ registry: StubRegistry) -> String? {
         let uses = registry.useCounts
         let unused = registry.stubs.map(\.name).filter { (uses[$0] ?? 0) == 0 }.sorted()
         guard !unused.isEmpty else { return nil }
@@ -59,7 +59,7 @@ public enum FailureMessages {
 
     /// For `XCTAssertRequestOrder` and `expectRequestOrder`: requests matching each matcher were
     /// made in this order (other requests may come between them).
-    public static func requestOrder(_ journal: Journal, _ matchers: [RequestMatcher]) -> String? {
+    package static func requestOrder(_ journal: Journal, _ matchers: [RequestMatcher]) -> String? {
         let interactions = journal.interactions
         var position = 0
         for (step, matcher) in matchers.enumerated() {

@@ -24,7 +24,7 @@ public struct NearMiss: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The report an unmatched request gets: the request, then up to three nearest stubs.
-    public static func report(for request: StubRequest, nearMisses: [NearMiss]) -> String {
+    package static func report(for request: StubRequest, nearMisses: [NearMiss]) -> String {
         var lines = ["No stub matched \(request)."]
         if nearMisses.isEmpty {
             lines.append("No stubs are registered.")

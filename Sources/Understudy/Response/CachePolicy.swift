@@ -63,7 +63,7 @@ public struct CachePolicy: Sendable, Hashable {
 
     /// Whether `text` is an entity tag as HTTP writes one: `"opaque"` or `W/"opaque"`, the
     /// opaque part without `"`, spaces or control characters (RFC 9110 §8.8.3).
-    public static func isValidEntityTag(_ text: String) -> Bool {
+    static func isValidEntityTag(_ text: String) -> Bool {
         var rest = Substring(text)
         if rest.hasPrefix("W/") { rest = rest.dropFirst(2) }
         guard rest.count >= 2, rest.first == "\"", rest.last == "\"" else { return false }

@@ -22,8 +22,20 @@ package enum ConditionalRequest {
         case unsatisfiable
     }
 
-    /// The headers a 304 keeps (RFC 9110 §15.4.5), and the stub's name.
-    static let notModifiedHeaders = ["Cache-Control", "Content-Location", "Date", "ETag", "Expires", "Last-Modified", "Vary", "X-Understudy-Stub"]
+    /// Whether a `304` or `416` keeps the full response's field `name`: every field but the full
+    /// body's representation metadata (`Content-*`, RFC 9110 §8.3-8.8, except `Content-Location`,
+    /// which §15.4.5 lists) and its framing; a `304` drops `Accept-Ranges` too, as nginx does.
+    /// The stub's own fields stay, as nginx keeps its `add_header` fields on a 304: a client
+    /// revalidating reads them (say, `X-Image-Variant`).
+    static func bodilessAnswerKeeps(_ name: String, status: Int) -> Bool {
+        guard name.utf8.count >= 8, name.utf8.prefix(8).lazy.map({ $0 | 0x20 }).elementsEqual("content-".utf8) else {
+            return !name.caseInsensitiveEquals("Transfer-Encoding") && (status != 304 || !name.caseInsensitiveEquals("Accept-Ranges"))
+        }
+        return name.caseInsensitiveEquals("Content-Location")
+    }
+
+    /// Fields that describe the full body's bytes, wrong for a part of them (a `206`'s).
+    static let fullBodyDigests = ["Content-MD5", "Content-Digest"]
 
     /// `prepared` as the answer to `request`: itself, or its 304, 206 or 416.
     package static func answer(_ request: StubRequest, with prepared: PreparedResponse) -> PreparedResponse {
@@ -141,23 +153,21 @@ package enum ConditionalRequest {
             return prepared
         case .notModified:
             answer.status = 304
-            answer.headers = HeaderFields(prepared.headers.fields.filter { field in
-                notModifiedHeaders.contains { $0.caseInsensitiveEquals(field.name) }
-            })
+            answer.headers = HeaderFields(prepared.headers.fields.filter { bodilessAnswerKeeps($0.name, status: 304) })
             answer.body = Data()
             answer.truncateAfter = nil
             answer.pause = nil
         case .unsatisfiable:
             answer.status = 416
-            answer.headers = HeaderFields(prepared.headers.fields.filter { field in
-                notModifiedHeaders.contains { $0.caseInsensitiveEquals(field.name) } || field.name.caseInsensitiveEquals("Accept-Ranges")
-            })
+            answer.headers = HeaderFields(prepared.headers.fields.filter { bodilessAnswerKeeps($0.name, status: 416) })
             answer.headers["Content-Range"] = "bytes */\(prepared.body.count)"
             answer.headers["Content-Length"] = "0"
             answer.body = Data()
             answer.truncateAfter = nil
             answer.pause = nil
         case .ranges(let ranges) where ranges.count == 1:
+            // Every field but the full body's digests stays, the stub's own among them.
+            for name in fullBodyDigests { answer.headers.remove(name) }
             let range = ranges[0]
             answer.status = 206
             answer.body = prepared.body.subdata(in: range.shifted(by: prepared.body.startIndex))
@@ -179,6 +189,7 @@ package enum ConditionalRequest {
                 body.append(prepared.body.subdata(in: range.shifted(by: prepared.body.startIndex)))
             }
             body.append(contentsOf: Array("\r\n--\(boundary)--\r\n".utf8))
+            for name in fullBodyDigests { answer.headers.remove(name) }
             answer.status = 206
             answer.body = body
             answer.headers["Content-Type"] = "multipart/byteranges; boundary=\(boundary)"

@@ -2,14 +2,14 @@ import Foundation
 import UnderstudyImages
 
 /// Content types from bytes and file names, as responses are labelled.
-public enum MediaType {
+package enum MediaType {
     /// The image type the bytes' signature shows (PNG, WebP, JPEG, GIF), or `nil`.
-    public static func sniff(_ data: Data) -> String? {
+    package static func sniff(_ data: Data) -> String? {
         ImageKind.detect(data)?.mimeType
     }
 
     /// The type for a file extension, or `application/octet-stream`.
-    public static func forExtension(_ ext: String) -> String {
+    package static func forExtension(_ ext: String) -> String {
         switch ext.lowercased() {
         case "png": return "image/png"
         case "webp": return "image/webp"
@@ -29,7 +29,7 @@ public enum MediaType {
     }
 
     /// The signature's type when the bytes are an image, else the extension's.
-    public static func forFile(_ url: URL, data: Data) -> String {
+    package static func forFile(_ url: URL, data: Data) -> String {
         sniff(data) ?? forExtension(url.pathExtension)
     }
 }

@@ -1,24 +1,25 @@
 import Foundation
+import UnderstudyImages
 
 /// A response ready to deliver: what both transports execute, so a stub behaves the same
 /// in-process and over the wire.
-public struct PreparedResponse: Sendable {
+package struct PreparedResponse: Sendable {
     /// The status code.
-    public var status: Int
+    package var status: Int
     /// Every header to send, Content-Type and Content-Length included.
-    public var headers: HeaderFields
+    package var headers: HeaderFields
     /// The whole body (for HEAD, still the GET body: transports send none of it).
-    public var body: Data
+    package var body: Data
     /// How long to wait before the headers or the fault.
-    public var delay: Duration
+    package var delay: Duration
     /// The pace of the body, if limited.
-    public var bandwidth: Bandwidth?
+    package var bandwidth: Bandwidth?
     /// Body bytes to send before dropping the connection, if set.
-    public var truncateAfter: Int?
+    package var truncateAfter: Int?
     /// The fault to inject instead of the response, if any.
-    public var fault: Fault?
+    package var fault: Fault?
     /// The name of the stub that produced it; `nil` for unmatched and pass-through answers.
-    public var stubName: String?
+    package var stubName: String?
     /// Set when the registry reuses this rendering for every use of its stub (see
     /// `RenderCache`), so a transport may keep its own encoding of it under this key.
     package var renderID: UInt64?
@@ -48,7 +49,7 @@ public struct PreparedResponse: Sendable {
     }
 
     /// Creates a prepared response.
-    public init(
+    package init(
         status: Int,
         headers: HeaderFields = [:],
         body: Data = Data(),
@@ -69,7 +70,7 @@ public struct PreparedResponse: Sendable {
     }
 
     /// Whether this is a redirect a client would follow: 301, 302, 303, 307 or 308 with a Location.
-    public var isFollowableRedirect: Bool {
+    package var isFollowableRedirect: Bool {
         [301, 302, 303, 307, 308].contains(status) && headers["Location"] != nil
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import UnderstudyImages
 
 /// The last rendering of a stub's canned response, reused for as long as it would render the
 /// same: a stub server answers the same file thousands of times a second, and rendering it
@@ -10,7 +11,7 @@ import Foundation
 /// file is looked at only after a ``FileChangeMonitor`` saw something change on its path.
 final class RenderCache: Sendable {
     private struct Entry {
-        let stamp: FileCache.Stamp?
+        let stamp: FileStamp?
         /// The file-change generation read before the stamp was taken (see
         /// ``FileChangeMonitor``): while it stands, the file is as stamped.
         let generation: UInt64?
@@ -76,7 +77,7 @@ final class RenderCache: Sendable {
         }
     }
 
-    private func store(_ rendered: PreparedResponse, stamp: FileCache.Stamp?, generation: UInt64?) -> PreparedResponse {
+    private func store(_ rendered: PreparedResponse, stamp: FileStamp?, generation: UInt64?) -> PreparedResponse {
         var prepared = rendered
         prepared.renderID = Self.nextRenderID()
         prepared.variants = ResponseVariants()

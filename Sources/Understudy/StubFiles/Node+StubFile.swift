@@ -1,7 +1,8 @@
 import Foundation
 internal import Yams
 
-/// The shape of a composed YAML (or JSON) node, as the stub-file schema sees it.
+/// The shape of a composed YAML (or JSON) node: what stub files read by YAML's tags
+/// (``Yams/Node/kind``) and WireMock mappings by JSON's rules (``WireMockJSON/kind(of:)``).
 enum NodeKind {
     case mapping, list, null, bool, int, float, string
 }

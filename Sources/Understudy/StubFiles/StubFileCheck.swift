@@ -52,7 +52,7 @@ public struct StubFileCheck: Sendable {
     }
 
     /// The process exit status: 0 when valid, 2 when any issue was found.
-    public var exitCode: Int32 {
+    package var exitCode: Int32 {
         isValid ? 0 : 2
     }
 

@@ -164,7 +164,7 @@ public enum StubFileLoader {
     ///   - format: YAML or JSON.
     ///   - name: how issues name the document.
     /// - Throws: ``StubFileError`` with every issue found.
-    public static func requestMatcher(parsing text: String, format: Format, named name: String = "request body") throws
+    package static func requestMatcher(parsing text: String, format: Format, named name: String = "request body") throws
         -> RequestMatcher
     {
         var parser = StubFileParser(file: name, defaultNamePrefix: defaultNamePrefix(for: name), references: nil)

@@ -8,21 +8,19 @@ internal import Yams
 /// string, `true`/`false`/`null` are themselves, anything else plain is a number (the text
 /// already passed a JSON syntax check).
 enum WireMockJSON {
-    enum Kind {
-        case object, array, string, number, bool, null
-    }
-
-    static func kind(of node: Node) -> Kind {
+    /// The node's kind by JSON's rules (see ``NodeKind``; stub files read the same kinds by
+    /// YAML's): a plain number is an `int` when it is a whole number an `Int` holds, else a `float`.
+    static func kind(of node: Node) -> NodeKind {
         switch node {
-        case .mapping: return .object
-        case .sequence: return .array
+        case .mapping: return .mapping
+        case .sequence: return .list
         case .alias: return .string
         case .scalar(let scalar):
             guard scalar.style == .plain else { return .string }
             switch scalar.string {
             case "true", "false": return .bool
             case "null": return .null
-            default: return .number
+            default: return Int(scalar.string) != nil ? .int : .float
             }
         }
     }
@@ -31,10 +29,10 @@ enum WireMockJSON {
     static func found(_ node: Node) -> String {
         let text = node.scalar?.string ?? ""
         switch kind(of: node) {
-        case .object: return "an object"
-        case .array: return "an array"
+        case .mapping: return "an object"
+        case .list: return "an array"
         case .string: return "string '\(text)'"
-        case .number: return "number \(text)"
+        case .int, .float: return "number \(text)"
         case .bool: return text
         case .null: return "null"
         }
@@ -73,7 +71,7 @@ enum WireMockJSON {
         case .scalar, .alias:
             let text = node.scalar?.string ?? ""
             switch kind(of: node) {
-            case .number:
+            case .int, .float:
                 guard let plain = plainDecimal(text) else { return false }
                 output += plain
             case .bool, .null:
@@ -173,7 +171,7 @@ enum WireMockJSON {
         case .scalar, .alias:
             let text = node.scalar?.string ?? ""
             switch kind(of: node) {
-            case .number: return Double(text).flatMap { $0.isFinite ? .number($0) : nil }
+            case .int, .float: return Double(text).flatMap { $0.isFinite ? .number($0) : nil }
             case .bool: return .bool(text == "true")
             case .null: return .null
             default: return .string(text)

@@ -176,7 +176,7 @@ struct WireMockParser {
 
     /// A JSON integer, at least `minimum` if given.
     mutating func integer(_ node: Node, _ path: String, expected: String = "an integer", minimum: Int? = nil) -> Int? {
-        guard WireMockJSON.kind(of: node) == .number, let text = node.scalar?.string, let value = Int(text) else {
+        guard WireMockJSON.kind(of: node) == .int, let text = node.scalar?.string, let value = Int(text) else {
             report(node, path, "expected \(expected), found \(WireMockJSON.found(node))")
             return nil
         }
@@ -188,7 +188,7 @@ struct WireMockParser {
     }
 
     mutating func number(_ node: Node, _ path: String, expected: String = "a number") -> Double? {
-        guard WireMockJSON.kind(of: node) == .number, let value = node.scalar.flatMap({ Double($0.string) }), value.isFinite else {
+        guard [.int, .float].contains(WireMockJSON.kind(of: node)), let value = node.scalar.flatMap({ Double($0.string) }), value.isFinite else {
             report(node, path, "expected \(expected), found \(WireMockJSON.found(node))")
             return nil
         }

@@ -343,7 +343,7 @@ public struct HARContent: Sendable, Hashable, Codable {
     }
 
     /// Whether bodies of this media type are written as text.
-    public static func isTextual(_ mimeType: String) -> Bool {
+    static func isTextual(_ mimeType: String) -> Bool {
         let type = mimeType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
         if type.hasPrefix("text/") || type.hasSuffix("+json") || type.hasSuffix("+xml") { return true }
         return [

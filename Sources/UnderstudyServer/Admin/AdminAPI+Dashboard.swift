@@ -17,7 +17,8 @@ extension AdminAPI {
         /// `events`: a server-sent event whenever the journal changes.
         case events
         /// `requests/{id}/body`: the response body entry `id` sent (canned answers' from the
-        /// registry's renderings, image stubs' rendered again, others when the journal keeps bodies).
+        /// registry's renderings, images and transcoded bodies rendered again, others when the
+        /// journal keeps bodies).
         case body(Int)
 
         init?(path: String) {
@@ -50,12 +51,25 @@ extension AdminAPI {
     func dashboard(_ request: AdminRequest, _ route: DashboardRoute) async throws -> AdminResponse {
         let method = request.method == "HEAD" ? "GET" : request.method
         guard method == "GET" else {
+            let message = "method \(request.method) is not allowed on \(request.path); expected GET"
+            if route == .page {
+                // A page for people answers in words, never JSON.
+                let body = Data((message + "\n").utf8)
+                return AdminResponse(status: 405, headers: [
+                    "Content-Type": "text/plain; charset=utf-8", "Content-Length": String(body.count), "Allow": "GET",
+                    "X-Content-Type-Options": "nosniff",
+                ], body: body)
+            }
             throw AdminFailure(
                 405, "method \(request.method) is not allowed on \(request.path); expected GET",
                 field: "method", extraHeaders: ["Allow": "GET"]
             )
         }
-        try checkQuery(request, allowed: [])
+        // The page is for people, who paste addresses with queries (`?token=...`): it ignores
+        // them and says so. The rest refuse them, as the API does.
+        if route != .page {
+            try checkQuery(request, allowed: [])
+        }
         switch route {
         case .page: return Self.asset(DashboardAssets.page, type: "text/html; charset=utf-8")
         case .script: return Self.asset(DashboardAssets.script, type: "text/javascript; charset=utf-8")
@@ -89,13 +103,9 @@ extension AdminAPI {
         guard let interaction = registry.journal.interaction(id: id) else {
             throw AdminFailure(404, "no request \(id) in the journal (it holds \(registry.journal.count))", field: "id")
         }
-        var found = registry.fillingCannedBodies([interaction]).first?.responseBody
-        if found == nil {
-            found = await registry.imageBodyRenderedAgain(for: interaction)
-        }
-        guard let body = found else {
+        guard let body = await registry.fillingRenderedBodies([interaction]).first?.responseBody else {
             throw AdminFailure(
-                404, "the body request \(id) was sent is not kept; without keepsBodies the journal has only those of canned answers and image stubs",
+                404, "the body request \(id) was sent is not kept; without keepsBodies the journal has only those of canned answers, images and transcoded bodies",
                 field: "id"
             )
         }

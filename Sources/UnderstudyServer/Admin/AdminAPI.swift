@@ -21,7 +21,7 @@ import UnderstudyHAR
 /// | `DELETE requests` | 204 |
 /// | `POST requests/count` | 200 ``AdminJSON/Count`` for a body `{"request": {...}}` |
 /// | `GET near-misses` | 200 ``AdminJSON/NearMissList`` |
-/// | `GET requests.har` | 200 the journal as HAR 1.2 (canned answers' bodies always; others when ``Journal/keepsBodies`` is set); `?redact=true` hides secrets as ``HARRedaction`` does |
+/// | `GET requests.har` | 200 the journal as HAR 1.2 with the bodies the stubs rendered (files, data, JSON, images generated, transcoded or resized; closures' and forwards' when ``Journal/keepsBodies`` is set); `?redact=true` hides secrets as ``HARRedaction`` does |
 /// | `GET ca.pem` | 200 the local CA's certificate (PEM), or 404 without one; never its key |
 /// | `POST reset` | 200 ``AdminJSON/ResetDone``: files re-read, `times` and sequences restarted, journal cleared |
 /// | `GET gates` | 200 ``AdminJSON/GateList``: each gate's name, whether open, requests held, bytes they sent |
@@ -93,7 +93,7 @@ package struct AdminAPI: Sendable {
                     field: "method", extraHeaders: ["Allow": endpoint.methods.joined(separator: ", ")]
                 )
             }
-            return try respond(to: request, at: endpoint, method: method)
+            return try await respond(to: request, at: endpoint, method: method)
         } catch let failure as AdminFailure {
             return failure.response
         } catch {
@@ -101,7 +101,7 @@ package struct AdminAPI: Sendable {
         }
     }
 
-    private func respond(to request: AdminRequest, at endpoint: Endpoint, method: String) throws -> AdminResponse {
+    private func respond(to request: AdminRequest, at endpoint: Endpoint, method: String) async throws -> AdminResponse {
         switch (endpoint, method) {
         case (.health, _):
             try checkQuery(request, allowed: [])
@@ -137,7 +137,7 @@ package struct AdminAPI: Sendable {
             return nearMisses()
         case (.har, _):
             try checkQuery(request, allowed: ["redact"])
-            return try har(redacting: flag(request, "redact") ? HARRedaction() : nil)
+            return try await har(redacting: flag(request, "redact") ? HARRedaction() : nil)
         case (.reset, _):
             try checkQuery(request, allowed: [])
             return try reset()
@@ -158,9 +158,10 @@ package struct AdminAPI: Sendable {
 
     // MARK: - HAR
 
-    private func har(redacting redaction: HARRedaction?) throws -> AdminResponse {
-        // Canned answers' bodies come from the registry's renderings, not copies in the journal.
-        var document = HARDocument(interactions: registry.fillingCannedBodies(registry.journal.interactions))
+    private func har(redacting redaction: HARRedaction?) async throws -> AdminResponse {
+        // The bodies come from the registry's renderings (canned answers) and from rendering
+        // again (images, transcoded bodies), not from copies in the journal.
+        var document = HARDocument(interactions: await registry.fillingRenderedBodies(registry.journal.interactions))
         if let redaction { document = document.redacted(redaction) }
         var body = try document.encoded()
         body.append(0x0A)

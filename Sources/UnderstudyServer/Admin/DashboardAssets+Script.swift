@@ -17,6 +17,12 @@ extension DashboardAssets {
 
         function $(id) { return document.getElementById(id); }
 
+        // A query pasted with the address (`?token=...`, say) is not read: say so on the page.
+        if (location.search.length > 1) {
+          $("query-names").textContent = Array.from(new URLSearchParams(location.search).keys()).map((name) => "?" + name).join(" ");
+          $("query-note").hidden = false;
+        }
+
         function element(tag, className, text) {
           const node = document.createElement(tag);
           if (className) node.className = className;

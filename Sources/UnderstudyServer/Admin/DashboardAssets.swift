@@ -25,6 +25,9 @@ enum DashboardAssets {
             <a id="ca-link" href="/__admin/ca.pem" download="ca.pem" hidden>ca.pem</a>
           </nav>
         </header>
+        <p id="query-note" class="note" hidden>This page reads nothing from its address: the query
+          <code id="query-names"></code> is ignored. An admin token goes in the form the page shows
+          when the server asks for one (kept for this tab only, never in a link, history or logs).</p>
         <form id="token-form" hidden>
           <p>This server needs its admin token (<code>--admin-token</code>).</p>
           <label>Admin token <input id="token-input" type="password" autocomplete="off" required></label>
@@ -96,6 +99,7 @@ enum DashboardAssets {
         .miss ol { margin: 4px 0 0; }
         .gate { display: flex; gap: 12px; align-items: center; padding: 4px 0; }
         .error { color: var(--bad); }
+        .note { margin: 10px 20px; padding: 8px 12px; border-left: 4px solid var(--head); background: #eef3fb; }
         button { font: inherit; padding: 3px 10px; }
         tr.live { animation: arrive 1.5s ease-out; }
         @keyframes arrive { from { background: #fff3b0; } to { background: transparent; } }

@@ -148,3 +148,14 @@ final class HTTP1ResponseWriter: ResponseWriter {
         context.writeAndFlush(NIOAny(IOData.byteBuffer(context.channel.allocator.buffer(capacity: 0)))).whenComplete { _ in body() }
     }
 }
+
+extension HTTP1ResponseWriter: AdminResponseWriter {
+    func prepare(admin wire: WireResponse, status: Int, headers: HeaderFields, for head: HTTPRequestHead, streamed: Bool) {
+        // A stream has no length: the connection's end is the body's.
+        prepare(wire, version: head.version, keepAlive: head.isKeepAlive, closing: streamed, lingering: false)
+    }
+
+    func writeChunk(_ chunk: ByteBuffer) -> EventLoopFuture<Void> {
+        context.writeAndFlush(NIOAny(IOData.byteBuffer(chunk)))
+    }
+}

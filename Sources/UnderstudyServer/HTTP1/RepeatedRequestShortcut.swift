@@ -37,10 +37,10 @@ final class RepeatedRequestShortcut: ChannelInboundHandler, RemovableChannelHand
         }
         armed = nil
         let passedOn = connection.requestsPassedOn
-        let repeatables = answerer.repeatablesSet
+        let repeatables = answerer.repeatableAnswerCount
         context.fireChannelRead(data)
         // Armed when this read was exactly the one request just answered from a fixed stub.
-        guard connection.requestsPassedOn == passedOn + 1, answerer.repeatablesSet == repeatables + 1,
+        guard connection.requestsPassedOn == passedOn + 1, answerer.repeatableAnswerCount == repeatables + 1,
               let head = answerer.repeatableHead, connection.hasNothingPending,
               Self.isExactly(head, bytes)
         else { return }

@@ -32,10 +32,7 @@ extension StubRequest {
     /// forward proxy's request) is matched on its own scheme and host; an origin-form one on
     /// `scheme` and the `Host` header, or `listener` when there is none.
     init(head: HTTPRequestHead, body: ByteBuffer?, scheme: String, listener: () -> String) {
-        var headers = HeaderFields()
-        for header in head.headers {
-            headers.add(name: header.name, value: header.value)
-        }
+        let headers = HeaderFields(head.headers)
         let bodyData = body.map { Data($0.readableBytesView) }
         let method = head.method.rawValue
         if head.uri.utf8.first != UInt8(ascii: "/") {

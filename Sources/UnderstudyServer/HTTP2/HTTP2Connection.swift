@@ -4,6 +4,7 @@ internal import NIOHPACK
 internal import NIOHTTP1
 internal import NIOHTTP2
 import Understudy
+import UnderstudyImages
 
 /// An HTTP/2 connection's streams, behind NIO's HTTP/2 handler on the connection's own
 /// pipeline: it hands each stream's frames to its ``HTTP2Stream``, gives the client more
@@ -44,8 +45,8 @@ final class HTTP2Connection: ChannelInboundHandler {
     private var goingAway = false
     /// Closes the connection once it has had no stream for the head timeout (see ``awaitStreams()``).
     private var idleTimer: Scheduled<Void>?
-    /// HEADERS blocks by rendering (``PreparedResponse/renderID``).
-    private var headerBlocks: [UInt64: HPACKHeaders] = [:]
+    /// HEADERS blocks by rendering (``PreparedResponse/renderID``), the most recently sent kept.
+    private var headerBlocks = BoundedCache<UInt64, HPACKHeaders>(countLimit: 256)
     private let connectionWindow = HTTP2InboundWindow()
     /// Inside a read, flushes wait for its end: the streams a read answers leave together.
     private var reading = false
@@ -255,10 +256,9 @@ final class HTTP2Connection: ChannelInboundHandler {
         guard let id = prepared.renderID else {
             return HTTP2HeaderBlock.response(status: prepared.status, headers: prepared.headers)
         }
-        if let block = headerBlocks[id] { return block }
-        if headerBlocks.count >= 256 { headerBlocks.removeAll() }
+        if let block = headerBlocks.value(for: id) { return block }
         let block = HTTP2HeaderBlock.response(status: prepared.status, headers: prepared.headers)
-        headerBlocks[id] = block
+        headerBlocks.insert(block, for: id)
         return block
     }
 }

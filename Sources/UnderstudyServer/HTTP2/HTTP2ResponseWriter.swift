@@ -1,6 +1,7 @@
 import Foundation
 internal import NIOCore
 internal import NIOHPACK
+internal import NIOHTTP1
 internal import NIOHTTP2
 import Understudy
 
@@ -126,5 +127,20 @@ final class HTTP2ResponseWriter: ResponseWriter {
             promise = nil
         }
         promise?.succeed()
+    }
+}
+
+extension HTTP2ResponseWriter: AdminResponseWriter {
+    func prepare(admin wire: WireResponse, status: Int, headers: HeaderFields, for head: HTTPRequestHead, streamed: Bool) {
+        // A stream's DATA frames go until END_STREAM; nothing else differs.
+        prepare(wire, headers: HTTP2HeaderBlock.response(status: status, headers: headers), resetAfterEnd: false)
+    }
+
+    func writeChunk(_ chunk: ByteBuffer) -> EventLoopFuture<Void> {
+        writePending(endStream: false)
+        let written = eventLoop.makePromise(of: Void.self)
+        port.write(.data(.init(data: .byteBuffer(chunk))), promise: written)
+        port.flush()
+        return written.futureResult
     }
 }

@@ -7,7 +7,7 @@ import Understudy
 
 /// Answers one HTTP/2 stream, as its ``HTTP2Connection`` hands it the stream's frames: it
 /// reads them as a request (`:authority` is the `Host` the stubs match on; 413 over the body
-/// limit, as on HTTP/1.1), sends `/__admin/` to the ``AdminAPI``, and answers everything else
+/// limit, as on HTTP/1.1), sends `/__admin/` to the ``AdminAPI`` through an ``AdminExchange`` (as HTTP/1.1 does), and answers everything else
 /// with the server's ``StubResponder`` and a ``DeliveryDriver`` writing frames through an
 /// ``HTTP2ResponseWriter``: the same decisions, plans and journal as HTTP/1.1.
 ///
@@ -29,6 +29,8 @@ final class HTTP2Stream {
     private var isOpen = true
     private let writer: HTTP2ResponseWriter
     private var driver: DeliveryDriver?
+    /// An admin request's answer under way (the same code as HTTP/1.1's, streams included).
+    private var admin: AdminExchange?
     /// Ends a request whose body does not arrive within the body timeout (408), as on HTTP/1.1.
     private var bodyTimer: Scheduled<Void>?
     /// The request's HEADERS block, kept with a repeatable answer.
@@ -52,6 +54,8 @@ final class HTTP2Stream {
         port.detach()
         driver?.cancel()
         driver = nil
+        admin?.cancel()
+        admin = nil
     }
 
     /// NIO refused a frame written to the stream (`error`): it was reset, by the client or by
@@ -173,8 +177,9 @@ final class HTTP2Stream {
             return journalMalformed("a body of \(body?.readableBytes ?? 0) bytes where content-length says \(declared)", head: head, start: start)
         }
         let arrival = ServerRequest.Arrival(start: start, headTime: headTime, endTime: connection.eventLoop.now)
-        if head.uri.utf8.starts(with: "/__admin".utf8), AdminAPI.isAdminPath(String(head.uri.prefix { $0 != "?" })) {
-            return answerAdmin(head, body: body)
+        if AdminExchange.isAdmin(head.uri) {
+            admin = AdminExchange.start(head, body: body, admin: connection.shared.admin, writer: writer)
+            return
         }
         answer(head, body: body, arrival: arrival)
     }
@@ -262,39 +267,5 @@ final class HTTP2Stream {
         )
         self.driver = driver
         driver.run()
-    }
-
-    // MARK: - Admin API
-
-    private func answerAdmin(_ head: HTTPRequestHead, body: ByteBuffer?) {
-        var headers = HeaderFields()
-        for header in head.headers {
-            headers.add(name: header.name, value: header.value)
-        }
-        let request = AdminRequest(
-            method: head.method.rawValue, target: head.uri, headers: headers, body: body.map { Data($0.readableBytesView) } ?? Data()
-        )
-        let admin = connection.shared.admin
-        let handler = NIOLoopBound(self, eventLoop: connection.eventLoop)
-        let promise = connection.eventLoop.makePromise(of: AdminResponse.self)
-        promise.completeWithTask { await admin.handle(request) }
-        let sendsBody = head.method != .HEAD
-        promise.futureResult.whenSuccess { response in
-            guard handler.value.isOpen else { return }
-            handler.value.writeAdmin(response, sendsBody: sendsBody)
-        }
-    }
-
-    private func writeAdmin(_ response: AdminResponse, sendsBody: Bool) {
-        var prepared = PreparedResponse(status: response.status, headers: response.headers, body: response.body)
-        if let problem = response.headers.lazy.compactMap({ WireResponse.problem(name: $0.name, value: $0.value) }).first {
-            prepared = .text(status: 500, "admin response cannot be sent: \(problem)\n")
-        }
-        let body = sendsBody && !prepared.body.isEmpty ? ByteBuffer(bytes: prepared.body) : nil
-        port.write(.headers(.init(headers: HTTP2HeaderBlock.response(status: prepared.status, headers: prepared.headers), endStream: body == nil)))
-        if let body {
-            port.write(.data(.init(data: .byteBuffer(body), endStream: true)))
-        }
-        port.flush()
     }
 }

@@ -1,0 +1,43 @@
+/// A stub as the registry holds it: the stub plus its bookkeeping.
+final class StubEntry {
+    let stub: Stub
+    /// Copied out of `stub` so the hot path reads them without touching the struct.
+    let matcher: RequestMatcher
+    let priority: Int
+    /// Order of addition; among equal priorities the higher wins.
+    let sequence: Int
+    let pinned: PinnedValues
+    var uses = 0
+    /// The rendering of a fixed `.response` answer, reused while valid; `nil` for sequences and closures.
+    let renderCache: RenderCache?
+
+    init(stub: Stub, sequence: Int) {
+        self.stub = stub
+        self.matcher = stub.matcher
+        self.priority = stub.priority
+        self.sequence = sequence
+        self.pinned = stub.matcher.node.pinned
+        if case .response(let response) = stub.answer {
+            self.renderCache = RenderCache(for: response)
+        } else {
+            self.renderCache = nil
+        }
+    }
+
+    var isExhausted: Bool {
+        stub.times.map { uses >= $0 } ?? false
+    }
+
+    /// Whether this entry takes precedence over `other`: higher priority, then added later.
+    @inline(__always)
+    func precedes(_ other: StubEntry) -> Bool {
+        priority != other.priority ? priority > other.priority : sequence > other.sequence
+    }
+
+    /// The cheap pinned-value tests the index does not already guarantee.
+    func passesPrefilter(_ request: StubRequest) -> Bool {
+        if let methods = pinned.methods, !methods.contains(request.method) { return false }
+        if let schemes = pinned.schemes, !schemes.contains(request.scheme) { return false }
+        return true
+    }
+}

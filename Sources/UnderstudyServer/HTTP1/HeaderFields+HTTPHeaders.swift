@@ -1,0 +1,14 @@
+internal import NIOHTTP1
+import Understudy
+
+extension HeaderFields {
+    /// NIO's header lines as the core's, in order: the one conversion of a request's headers,
+    /// for the stubs and the admin API, on HTTP/1.1 and on HTTP/2 (whose requests become an
+    /// `HTTPRequestHead` first).
+    init(_ headers: HTTPHeaders) {
+        self.init()
+        for header in headers {
+            add(name: header.name, value: header.value)
+        }
+    }
+}
