@@ -7,6 +7,8 @@ final class StubEntry {
     /// Order of addition; among equal priorities the higher wins.
     let sequence: Int
     let pinned: PinnedValues
+    /// Whether the matcher's verdict depends on the request alone (no `.custom` test in it).
+    let matchesByRequestAlone: Bool
     var uses = 0
     /// The rendering of a fixed `.response` answer, reused while valid; `nil` for sequences and closures.
     let renderCache: RenderCache?
@@ -17,6 +19,7 @@ final class StubEntry {
         self.priority = stub.priority
         self.sequence = sequence
         self.pinned = stub.matcher.node.pinned
+        self.matchesByRequestAlone = stub.matcher.node.readsOnlyTheRequest
         if case .response(let response) = stub.answer {
             self.renderCache = RenderCache(for: response)
         } else {
@@ -57,9 +60,13 @@ struct StubIndex {
 
     private var hosts: [String?: ExtensionBuckets] = [:]
     private var globs: [Substring: ExtensionBuckets] = [:]
+    /// Whether every stub's matcher depends on the request alone, so that an identical request
+    /// gets the same stub while none is added or removed (see ``StubRegistry/RepeatableMatch``).
+    private(set) var matchesByRequestAlone = true
 
     init(entries: some Sequence<StubEntry>) {
         for entry in entries {
+            matchesByRequestAlone = matchesByRequestAlone && entry.matchesByRequestAlone
             let extensionKeys: [String?] = entry.pinned.extensions.map { $0.map { Optional($0) } } ?? [nil]
             let pathKeys: [String?] = entry.pinned.paths.map { $0.map { Optional($0) } } ?? [nil]
             let hostKeys: [HostPattern?] = entry.pinned.hosts.map { $0.map { Optional($0) } } ?? [nil]
