@@ -40,9 +40,11 @@ public final class StubRegistry: Sendable {
     /// Creates an empty registry.
     /// - Parameters:
     ///   - journalLimit: the most journal entries kept (oldest dropped and counted); `nil` keeps all.
+    ///   - journalByteLimit: about the most memory the journal's entries may hold, in bytes
+    ///     (oldest dropped and counted, see ``Journal/byteLimit``); `nil` for no such bound.
     ///   - transcoder: transcodes image bodies; ``ImageTranscoder/shared`` (64 MiB cache) by default.
-    public init(journalLimit: Int? = nil, transcoder: ImageTranscoder = .shared) {
-        journal = Journal(limit: journalLimit)
+    public init(journalLimit: Int? = nil, journalByteLimit: Int? = nil, transcoder: ImageTranscoder = .shared) {
+        journal = Journal(limit: journalLimit, byteLimit: journalByteLimit)
         self.transcoder = transcoder
     }
 
