@@ -330,7 +330,10 @@ public final class Journal: Sendable {
     /// newest `kept`.
     private static func countToDrop(freeing excess: Int, keeping kept: Int, in state: State) -> Int {
         var freed = 0, count = 0
-        for record in state.entries where freed < excess && count < state.entries.count - kept {
+        let most = state.entries.count - kept
+        // Usually one or two entries: stops as soon as enough is freed.
+        for record in state.entries {
+            guard freed < excess, count < most else { break }
             freed += Int(record.bytes)
             count += 1
         }
