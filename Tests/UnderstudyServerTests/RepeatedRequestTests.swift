@@ -91,6 +91,28 @@ final class RepeatedRequestTests: XCTestCase {
         XCTAssertEqual(stubs.useCounts["text"], 4)
     }
 
+    /// A connection whose requests stop repeating (a feed of different URLs) and then repeat
+    /// again, and change again: every request gets its own answer and is journaled, whether
+    /// the shortcut is armed, backing off, or arming again.
+    func testRequestsThatStopAndStartRepeatingAreEachAnsweredAndJournaled() async throws {
+        let stubs = StubRegistry()
+        for n in 0..<8 {
+            stubs.stub(.path("/\(n).txt"), named: "s\(n)", response: .text("body-\(n)-END"))
+        }
+        let order = Array(0..<8) + Array(repeating: 3, count: 70) + Array(0..<8) + Array(repeating: 5, count: 40) + [6]
+        try await withServer(stubs) { server in
+            let socket = try RawSocket(port: server.port)
+            for n in order {
+                socket.send("GET /\(n).txt HTTP/1.1\r\nHost: img.test\r\n\r\n")
+                let received = socket.read(until: "-END")
+                XCTAssertEqual(received.ending, .satisfied, "\(received)")
+                XCTAssertTrue(received.text.hasSuffix("body-\(n)-END"), "request for \(n): \(received.text)")
+            }
+        }
+        XCTAssertEqual(stubs.journal.interactions.map(\.stubName), order.map { "s\($0)" })
+        XCTAssertEqual(stubs.useCounts["s3"], 72)
+    }
+
     /// A `.custom` matcher may read state other than the request: flipping it between two
     /// identical requests on one keep-alive connection changes the answer, in both directions
     /// (a custom stub starting to match above a plain one, and the custom stub that answered
