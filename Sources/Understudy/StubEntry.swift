@@ -7,6 +7,8 @@ final class StubEntry {
     /// Order of addition; among equal priorities the higher wins.
     let sequence: Int
     let pinned: PinnedValues
+    /// Whether the matcher's verdict depends on the request alone (no `.custom` test in it).
+    let matchesByRequestAlone: Bool
     var uses = 0
     /// The rendering of a fixed `.response` answer, reused while valid; `nil` for sequences and closures.
     let renderCache: RenderCache?
@@ -17,6 +19,7 @@ final class StubEntry {
         self.priority = stub.priority
         self.sequence = sequence
         self.pinned = stub.matcher.node.pinned
+        self.matchesByRequestAlone = stub.matcher.node.readsOnlyTheRequest
         if case .response(let response) = stub.answer {
             self.renderCache = RenderCache(for: response)
         } else {

@@ -13,9 +13,13 @@ struct StubIndex {
 
     private var hosts: [String?: ExtensionBuckets] = [:]
     private var globs: [Substring: ExtensionBuckets] = [:]
+    /// Whether every stub's matcher depends on the request alone, so that an identical request
+    /// gets the same stub while none is added or removed (see ``StubRegistry/RepeatableMatch``).
+    private(set) var matchesByRequestAlone = true
 
     init(entries: some Sequence<StubEntry>) {
         for entry in entries {
+            matchesByRequestAlone = matchesByRequestAlone && entry.matchesByRequestAlone
             let extensionKeys: [String?] = entry.pinned.extensions.map { $0.map { Optional($0) } } ?? [nil]
             let pathKeys: [String?] = entry.pinned.paths.map { $0.map { Optional($0) } } ?? [nil]
             let hostKeys: [HostPattern?] = entry.pinned.hosts.map { $0.map { Optional($0) } } ?? [nil]

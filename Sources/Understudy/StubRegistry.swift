@@ -40,9 +40,11 @@ public final class StubRegistry: Sendable {
     /// Creates an empty registry.
     /// - Parameters:
     ///   - journalLimit: the most journal entries kept (oldest dropped and counted); `nil` keeps all.
+    ///   - journalByteLimit: about the most memory the journal's entries may hold, in bytes
+    ///     (oldest dropped and counted, see ``Journal/byteLimit``); `nil` for no such bound.
     ///   - transcoder: transcodes image bodies; `ImageTranscoder.shared` (64 MiB cache) by default.
-    public init(journalLimit: Int? = nil, transcoder: ImageTranscoder = .shared) {
-        journal = Journal(limit: journalLimit)
+    public init(journalLimit: Int? = nil, journalByteLimit: Int? = nil, transcoder: ImageTranscoder = .shared) {
+        journal = Journal(limit: journalLimit, byteLimit: journalByteLimit)
         self.transcoder = transcoder
     }
 
@@ -177,7 +179,9 @@ public final class StubRegistry: Sendable {
         matchEntry(request)?.match
     }
 
-    private func matchEntry(_ request: StubRequest) -> (match: Match, entry: StubEntry, version: UInt64)? {
+    /// The match, its entry, and the stubs' version when a repeat of `request` may reuse it
+    /// (`nil` while some stub's matcher reads more than the request).
+    private func matchEntry(_ request: StubRequest) -> (match: Match, entry: StubEntry, version: UInt64?)? {
         state.withLock { state in
             if state.index == nil {
                 state.index = StubIndex(entries: state.entries.values)
@@ -192,7 +196,8 @@ public final class StubRegistry: Sendable {
             } else {
                 answer = entry.stub.answer
             }
-            return (Match(stubName: entry.stub.name, answer: answer, renderCache: entry.renderCache), entry, state.version)
+            let version = state.index!.matchesByRequestAlone ? state.version : nil
+            return (Match(stubName: entry.stub.name, answer: answer, renderCache: entry.renderCache), entry, version)
         }
     }
 
@@ -203,7 +208,9 @@ public final class StubRegistry: Sendable {
     /// Only a stub with one fixed canned response and no `times` gives one, and only for a
     /// request without a body. While no stub is added or removed the same stub answers an
     /// identical request: whether a stub matches depends on the request alone, and uses can only
-    /// exhaust other stubs with `times`, which then match nothing.
+    /// exhaust other stubs with `times`, which then match nothing. A `.custom` matcher breaks the
+    /// first point (its closure may read any state), so while any stub has one there are no
+    /// repeatable matches: every request is matched anew.
     package struct RepeatableMatch: @unchecked Sendable {  // the entry is only touched under the registry's lock
         fileprivate let version: UInt64
         fileprivate let entry: StubEntry
@@ -220,7 +227,7 @@ public final class StubRegistry: Sendable {
         guard case .response(let response) = match.answer, response.rendersImmediately else {
             return .pending(match)
         }
-        if let renderCache = match.renderCache, entry.stub.times == nil, request.body == nil, response.rendersTheSameEveryTime,
+        if let version, let renderCache = match.renderCache, entry.stub.times == nil, request.body == nil, response.rendersTheSameEveryTime,
            case .response = entry.stub.answer {
             repeatable = RepeatableMatch(version: version, entry: entry, response: response, renderCache: renderCache)
         }

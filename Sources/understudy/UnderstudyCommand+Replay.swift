@@ -47,7 +47,7 @@ extension UnderstudyCommand {
         }
 
         func run() async throws {
-            let registry = StubRegistry(journalLimit: 100_000)
+            let registry = StubRegistry(journalLimit: 100_000, journalByteLimit: Serve.defaultJournalBytes)
             do {
                 try registry.load(har: URL(fileURLWithPath: file), matching: HARMatchKey(parsing: match))
             } catch {

@@ -32,6 +32,16 @@ extension UnderstudyCommand {
         @Option(name: .customLong("journal-limit"), help: "Journal entries kept; older ones are dropped and counted.")
         var journalLimit = 100_000
 
+        @Option(name: .customLong("journal-bytes"), help: ArgumentHelp(
+            "About the most memory the journal's entries may hold; older ones are dropped and counted (default 16 MiB).",
+            valueName: "bytes"
+        ))
+        var journalBytes = Self.defaultJournalBytes
+
+        /// The journal's default byte bound: what keeps the server under 64 MB resident after
+        /// any row of `make bench-server` (many distinct URLs, a header differing per request).
+        static let defaultJournalBytes = 16 * 1024 * 1024
+
         @Option(name: .customLong("max-body"), help: "The largest request body accepted, in bytes.")
         var maxBody = 10 * 1024 * 1024
 
@@ -44,13 +54,14 @@ extension UnderstudyCommand {
                 throw ValidationError("--proxy-unmatched '\(proxyUnmatched)' is not an absolute URL; expected something like http://127.0.0.1:8081")
             }
             guard journalLimit >= 1 else { throw ValidationError("--journal-limit must be at least 1, not \(journalLimit)") }
+            guard journalBytes >= 1 else { throw ValidationError("--journal-bytes must be at least 1, not \(journalBytes)") }
             guard maxBody >= 0 else { throw ValidationError("--max-body must be 0 or more bytes, not \(maxBody)") }
         }
 
         func run() async throws {
             let stubSources = directories.isEmpty && wireMockDirectories.isEmpty ? ["Stubs"] : directories
             let sources = stubSources + wireMockDirectories
-            let registry = StubRegistry(journalLimit: journalLimit)
+            let registry = StubRegistry(journalLimit: journalLimit, journalByteLimit: journalBytes)
             for (index, source) in sources.enumerated() {
                 do {
                     if index < stubSources.count {

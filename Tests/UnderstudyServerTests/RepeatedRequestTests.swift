@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import Understudy
 import UnderstudyServer
 import XCTest
@@ -88,6 +89,83 @@ final class RepeatedRequestTests: XCTestCase {
         }
         XCTAssertEqual(stubs.journal.count(matching: .path("/a.txt")), 4)
         XCTAssertEqual(stubs.useCounts["text"], 4)
+    }
+
+    /// A connection whose requests stop repeating (a feed of different URLs) and then repeat
+    /// again, and change again: every request gets its own answer and is journaled, whether
+    /// the shortcut is armed, backing off, or arming again.
+    func testRequestsThatStopAndStartRepeatingAreEachAnsweredAndJournaled() async throws {
+        let stubs = StubRegistry()
+        for n in 0..<8 {
+            stubs.stub(.path("/\(n).txt"), named: "s\(n)", response: .text("body-\(n)-END"))
+        }
+        let order = Array(0..<8) + Array(repeating: 3, count: 70) + Array(0..<8) + Array(repeating: 5, count: 40) + [6]
+        try await withServer(stubs) { server in
+            let socket = try RawSocket(port: server.port)
+            for n in order {
+                socket.send("GET /\(n).txt HTTP/1.1\r\nHost: img.test\r\n\r\n")
+                let received = socket.read(until: "-END")
+                XCTAssertEqual(received.ending, .satisfied, "\(received)")
+                XCTAssertTrue(received.text.hasSuffix("body-\(n)-END"), "request for \(n): \(received.text)")
+            }
+        }
+        XCTAssertEqual(stubs.journal.interactions.map(\.stubName), order.map { "s\($0)" })
+        XCTAssertEqual(stubs.useCounts["s3"], 72)
+    }
+
+    /// A `.custom` matcher may read state other than the request: flipping it between two
+    /// identical requests on one keep-alive connection changes the answer, in both directions
+    /// (a custom stub starting to match above a plain one, and the custom stub that answered
+    /// ceasing to match).
+    func testACustomMatchersChangedVerdictShowsOnTheNextIdenticalRequestOverKeepAlive() async throws {
+        let (stubs, loggedIn) = Self.loginStubs()
+        try await withServer(stubs) { server in
+            let socket = try RawSocket(port: server.port)
+            func ask() -> String {
+                socket.send(Self.request)
+                let received = socket.read(until: "-END")
+                XCTAssertEqual(received.ending, .satisfied, "\(received)")
+                return received.text.components(separatedBy: "\r\n\r\n").last ?? ""
+            }
+            XCTAssertEqual([ask(), ask()], ["guest-END", "guest-END"])
+            loggedIn.withLockedValue { $0 = true }
+            XCTAssertEqual([ask(), ask()], ["member-END", "member-END"], "the flag flipped between two identical requests")
+            loggedIn.withLockedValue { $0 = false }
+            XCTAssertEqual(ask(), "guest-END", "and flipped back")
+        }
+        XCTAssertEqual(stubs.useCounts, ["guest": 3, "member": 2])
+    }
+
+    /// The same over HTTP/2 (h2c): identical HEADERS blocks on one connection.
+    func testACustomMatchersChangedVerdictShowsOnTheNextIdenticalRequestOverHTTP2() async throws {
+        let (stubs, loggedIn) = Self.loginStubs()
+        try await withServer(stubs) { server in
+            let client = try await HTTP2TestClient.connect(port: server.port)
+            func ask() async throws -> String {
+                let response = try await client.send("/a.txt", authority: "img.test")
+                XCTAssertEqual(response.status, "200")
+                return String(decoding: response.body, as: UTF8.self)
+            }
+            let before = [try await ask(), try await ask()]
+            XCTAssertEqual(before, ["guest-END", "guest-END"])
+            loggedIn.withLockedValue { $0 = true }
+            let after = [try await ask(), try await ask()]
+            XCTAssertEqual(after, ["member-END", "member-END"], "the flag flipped between two identical requests")
+            loggedIn.withLockedValue { $0 = false }
+            let back = try await ask()
+            XCTAssertEqual(back, "guest-END", "and flipped back")
+            await client.close()
+        }
+        XCTAssertEqual(stubs.useCounts, ["guest": 3, "member": 2])
+    }
+
+    /// A plain stub for `/a.txt`, and above it one that also needs a "logged in" flag.
+    private static func loginStubs() -> (StubRegistry, NIOLockedValueBox<Bool>) {
+        let loggedIn = NIOLockedValueBox(false)
+        let stubs = StubRegistry()
+        stubs.stub(.path("/a.txt"), named: "guest", response: .text("guest-END"))
+        stubs.stub(.path("/a.txt") && .custom("logged in") { _ in loggedIn.withLockedValue { $0 } }, named: "member", priority: 1, response: .text("member-END"))
+        return (stubs, loggedIn)
     }
 
     /// The request the shortcut tests repeat, and the stub that answers it.

@@ -95,6 +95,7 @@ final class ServeCommandTests: XCTestCase {
             (["--head-timeout", "0"], "--head-timeout '0' is not a positive duration"),
             (["--body-timeout", "later"], "--body-timeout 'later' is not a positive duration; expected something like 30s or 500ms"),
             (["--max-header-count", "0"], "--max-header-count must be at least 1, not 0"),
+            (["--journal-bytes", "0"], "--journal-bytes must be at least 1, not 0"),
         ] {
             let run = try runUnderstudy(["serve", "Stubs", "--port", "0"] + flags, in: packageRoot)
             XCTAssertNotEqual(run.status, 0, "\(flags)")

@@ -25,13 +25,16 @@ public final class Journal: Sendable {
         /// The id of the next entry; the kept ones are the `entries.count` before it.
         var nextID = 1
         var limit: Int?
+        var byteLimit: Int?
+        /// About how much memory the kept entries hold (the sum of their ``JournalRecord/bytes``).
+        var bytes = 0
         var keepsBodies = false
         var dropped = 0
         /// Entries opened and not yet completed.
         var inFlight = 0
         var waiters: [UUID: Waiter] = [:]
         /// Header sets seen lately, whose storage new entries share.
-        var recentHeaders: [HeaderFields] = []
+        var recentHeaders: [PackedHeaders] = []
         /// Counts every change (an entry opened, completed, dropped or cleared).
         var version = 0
         /// Who waits in ``Journal/change(after:)`` for the next change.
@@ -51,13 +54,14 @@ public final class Journal: Sendable {
 
     private let state: LockedState<State>
 
-    /// Creates a journal keeping at most `limit` entries (the oldest are dropped and counted),
-    /// or every entry when `limit` is `nil`.
+    /// Creates a journal keeping at most `limit` entries and about `byteLimit` bytes of memory
+    /// (the oldest are dropped and counted); `nil` does not bound that way.
     /// - Parameters:
     ///   - limit: the most entries kept, or `nil` for all.
+    ///   - byteLimit: about the most memory the entries may hold, in bytes, or `nil` for any.
     ///   - keepsBodies: whether entries keep the response body bytes sent (for HAR export).
-    public init(limit: Int? = nil, keepsBodies: Bool = false) {
-        var initial = State(limit: limit, keepsBodies: keepsBodies)
+    public init(limit: Int? = nil, byteLimit: Int? = nil, keepsBodies: Bool = false) {
+        var initial = State(limit: limit, byteLimit: byteLimit, keepsBodies: keepsBodies)
         // Reserved up front so that a full journal rotates through exactly `limit` slots
         // instead of a grown buffer's worth.
         if let limit, limit <= 1_000_000 { initial.entries.reserveCapacity(limit) }
@@ -77,7 +81,24 @@ public final class Journal: Sendable {
         set { state.withLock { $0.limit = newValue; Self.trim(&$0) } }
     }
 
-    /// How many entries were dropped to stay within ``limit``.
+    /// About the most memory the kept entries may hold, in bytes: the oldest are dropped (and
+    /// counted in ``droppedCount``) to stay within it; the newest entry is always kept.
+    ///
+    /// An entry costs its fixed part (about 160 bytes) plus what it holds of its own: a URL or
+    /// header value longer than 15 bytes, a request body, headers that differ from the last
+    /// requests' and responses', near misses, and a response body when ``keepsBodies`` is set.
+    /// Headers repeated from recent requests are shared and counted once.
+    public var byteLimit: Int? {
+        get { state.withLock { $0.byteLimit } }
+        set { state.withLock { $0.byteLimit = newValue; Self.trim(&$0) } }
+    }
+
+    /// About how much memory the kept entries hold, in bytes, as ``byteLimit`` counts it.
+    public var byteCount: Int {
+        state.withLock { $0.bytes }
+    }
+
+    /// How many entries were dropped to stay within ``limit`` and ``byteLimit``.
     public var droppedCount: Int {
         state.withLock { $0.dropped }
     }
@@ -131,6 +152,7 @@ public final class Journal: Sendable {
         let watchers = state.withLock { state in
             state.entries.removeAll(keepingCapacity: true)
             state.inFlight = 0
+            state.bytes = 0
             return state.changed()
         }
         Self.resume(watchers, at: version)
@@ -245,12 +267,16 @@ public final class Journal: Sendable {
         let (id, ready, watchers) = state.withLock { state -> (Int, [CheckedContinuation<Void, any Error>], [CheckedContinuation<Int, Never>]) in
             let id = state.nextID
             state.nextID += 1
+            record.shareHeaders(with: &state.recentHeaders)
             if let limit = state.limit, state.entries.count >= limit {
                 // Dropped before appending, so the buffer never grows past the limit.
                 Self.drop(state.entries.count - limit + 1, from: &state)
             }
-            record.shareHeaders(with: &state.recentHeaders)
+            if let byteLimit = state.byteLimit, state.bytes + Int(record.bytes) > byteLimit {
+                Self.drop(Self.countToDrop(freeing: state.bytes + Int(record.bytes) - byteLimit, keeping: 0, in: state), from: &state)
+            }
             if result == nil { state.inFlight += 1 }
+            state.bytes += Int(record.bytes)
             state.entries.append(record)
             let watchers = state.changed()
             guard !state.waiters.isEmpty else { return (id, [], watchers) }
@@ -281,19 +307,46 @@ public final class Journal: Sendable {
             if state.entries[index].outcome == .inFlight { state.inFlight -= 1 }
             // Updated in place: copying the entry out and back would retain and release every
             // field of it, for every request a server answers.
+            let before = Int(state.entries[index].bytes)
             state.entries[index].complete(with: result, keepingBody: keepsBodies, at: now)
+            state.bytes += Int(state.entries[index].bytes) - before
+            if let byteLimit = state.byteLimit, state.bytes > byteLimit {
+                Self.drop(Self.countToDrop(freeing: state.bytes - byteLimit, keeping: 1, in: state), from: &state)
+            }
             return state.changed()
         }
         Self.resume(watchers, at: self.version)
     }
 
     private static func trim(_ state: inout State) {
-        guard let limit = state.limit, state.entries.count > limit else { return }
-        drop(state.entries.count - limit, from: &state)
+        if let limit = state.limit, state.entries.count > limit {
+            drop(state.entries.count - limit, from: &state)
+        }
+        if let byteLimit = state.byteLimit, state.bytes > byteLimit {
+            drop(countToDrop(freeing: state.bytes - byteLimit, keeping: 1, in: state), from: &state)
+        }
+    }
+
+    /// How many of the oldest entries to drop to free `excess` bytes, leaving at least the
+    /// newest `kept`.
+    private static func countToDrop(freeing excess: Int, keeping kept: Int, in state: State) -> Int {
+        var freed = 0, count = 0
+        let most = state.entries.count - kept
+        // Usually one or two entries: stops as soon as enough is freed.
+        for record in state.entries {
+            guard freed < excess, count < most else { break }
+            freed += Int(record.bytes)
+            count += 1
+        }
+        return count
     }
 
     private static func drop(_ count: Int, from state: inout State) {
-        state.inFlight -= state.entries.prefix(count).reduce(0) { $0 + ($1.outcome == .inFlight ? 1 : 0) }
+        guard count > 0 else { return }
+        for record in state.entries.prefix(count) {
+            if record.outcome == .inFlight { state.inFlight -= 1 }
+            state.bytes -= Int(record.bytes)
+        }
         state.entries.removeFirst(count)
         state.dropped += count
     }

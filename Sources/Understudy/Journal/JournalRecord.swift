@@ -3,10 +3,12 @@ import Foundation
 /// An ``Interaction`` as the journal keeps it: the same facts in about a third of the memory,
 /// since a server keeps 100,000 of them by default.
 ///
-/// The request is kept as its method, URL text, headers and body, and parsed again when the
-/// entry is read (matching happened when it arrived). A request that came over the wire in
-/// origin form keeps only its target, the authority being its own `Host` header. Rarely set
-/// fields (near misses, redirect links, kept bodies) live in one optional box.
+/// The request is kept as its method, URL text, packed header lines (``PackedHeaders``) and
+/// body, and parsed again when the entry is read (matching happened when it arrived). A request
+/// that came over the wire in origin form keeps only its target, the authority being its own
+/// `Host` header. Rarely set fields (near misses, redirect links, kept bodies) live in one
+/// optional box. Each record knows roughly what memory it holds (``bytes``), for the journal's
+/// byte bound.
 struct JournalRecord: Sendable {
     enum OriginScheme: String, Sendable {
         case http, https
@@ -33,7 +35,7 @@ struct JournalRecord: Sendable {
     private let method: String
     /// The target (`/a.png?w=1`) when ``originScheme`` is set, else the whole URL text.
     private let urlText: String
-    private(set) var headers: HeaderFields
+    private var headers: PackedHeaders
     private let body: Data?
     private let timeoutInterval: Float
     private let startTime: TimeInterval
@@ -46,6 +48,8 @@ struct JournalRecord: Sendable {
     var stubName: String?
     private var responseHeaders: HeaderFields = [:]
     private var bodyBytesSent = 0
+    /// About how much memory this entry holds (``bytes``), kept to count it out when dropped.
+    private(set) var bytes: UInt32 = 0
     var outcome: Interaction.Outcome = .inFlight
     /// The status sent, or -1 for none.
     private var status: Int16 = -1
@@ -65,16 +69,39 @@ struct JournalRecord: Sendable {
             originScheme = nil
             urlText = request.urlString
         }
-        headers = request.headers
+        headers = PackedHeaders(request.headers)
         body = request.body
         timeoutInterval = Float(request.timeoutInterval)
         self.startTime = startTime.timeIntervalSinceReferenceDate
         self.transport = transport
         extras = Extras.make(redirectedFrom: redirectedFrom, nearMisses: [], responseBody: nil)
+        bytes = UInt32(clamping: Self.size + Self.heapBytes(method) + Self.heapBytes(urlText) + headers.heapBytes + Self.heapBytes(body)
+            + (extras == nil ? 0 : 48))
+    }
+
+    /// A record's own size in the journal's ring buffer.
+    static let size = MemoryLayout<JournalRecord>.stride
+
+    /// The heap a string holds: none for one of up to 15 UTF-8 bytes (kept inline) or a
+    /// literal, else its storage's header and bytes.
+    static func heapBytes(_ string: String) -> Int {
+        let count = string.utf8.count
+        return count <= 15 ? 0 : 32 + count
+    }
+
+    static func heapBytes(_ data: Data?) -> Int {
+        guard let data, data.count > 14 else { return 0 }
+        return 32 + data.count
+    }
+
+    static func heapBytes(_ headers: HeaderFields) -> Int {
+        guard !headers.isEmpty else { return 0 }
+        return headers.fields.reduce(32) { $0 + 32 + heapBytes($1.name) + heapBytes($1.value) }
     }
 
     /// The request as it arrived, parsed again.
     var request: StubRequest {
+        let headers = headers.headers
         if let originScheme, let authority = headers["Host"],
            let request = StubRequest(
                method: method, scheme: originScheme.rawValue, authority: authority, target: urlText, headers: headers, body: body,
@@ -87,9 +114,11 @@ struct JournalRecord: Sendable {
     }
 
     /// Shares the storage of an identical header set seen recently: clients send the same
-    /// headers request after request, and one copy serves them all.
-    mutating func shareHeaders(with recent: inout [HeaderFields]) {
+    /// headers request after request, and one copy serves them all (and is counted once).
+    mutating func shareHeaders(with recent: inout [PackedHeaders]) {
+        guard !headers.bytes.isEmpty else { return }
         if let same = recent.first(where: { $0 == headers }) {
+            bytes -= UInt32(clamping: headers.heapBytes)
             headers = same
         } else {
             recent.insert(headers, at: 0)
@@ -97,8 +126,14 @@ struct JournalRecord: Sendable {
         }
     }
 
+
     /// Records how it ended.
     mutating func complete(with result: InteractionResult, keepingBody: Bool, at now: Date) {
+        if outcome != .inFlight {
+            // Completed again: what the first result added is replaced.
+            let earlier = ownResponseHeaderBytes + (extras?.responseBody?.count ?? 0)
+            bytes = UInt32(clamping: max(Self.size, Int(bytes) - earlier))
+        }
         stubName = result.stubName
         status = result.status.map { Int16(clamping: $0) } ?? -1
         responseHeaders = result.headers
@@ -111,7 +146,20 @@ struct JournalRecord: Sendable {
         waitMicroseconds = Self.microseconds(result.timing.wait)
         renderID = result.renderID ?? 0
         let body = keepingBody ? result.responseBody.map { Data($0) } : nil
+        let hadExtras = extras != nil
         extras = Extras.make(redirectedFrom: extras?.redirectedFrom, nearMisses: result.nearMisses, responseBody: body)
+        var added = ownResponseHeaderBytes + (body?.count ?? 0)
+        if !hadExtras && extras != nil { added += 48 }
+        for miss in result.nearMisses {
+            added += 64 + Self.heapBytes(miss.stubName) + miss.mismatches.count * 96
+        }
+        bytes = UInt32(clamping: Int(bytes) + added)
+    }
+
+    /// The response headers' memory when this entry alone holds them: a canned answer's
+    /// (``renderID`` set) are its rendering's, shared by every use of it.
+    private var ownResponseHeaderBytes: Int {
+        renderID == 0 ? Self.heapBytes(responseHeaders) : 0
     }
 
     /// The entry as the public API shows it.

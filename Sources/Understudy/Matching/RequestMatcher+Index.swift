@@ -48,6 +48,18 @@ struct PinnedValues: Sendable {
 }
 
 extension RequestMatcher.Node {
+    /// Whether the answer depends on the request alone: `false` when a `.custom` test anywhere
+    /// in it may read other state (a "logged in" flag), so the same request can match one time
+    /// and not the next.
+    var readsOnlyTheRequest: Bool {
+        switch self {
+        case .custom: return false
+        case .and(let nodes), .or(let nodes): return nodes.allSatisfy(\.readsOnlyTheRequest)
+        case .not(let node): return node.readsOnlyTheRequest
+        default: return true
+        }
+    }
+
     var pinned: PinnedValues {
         switch self {
         case .scheme(let scheme):

@@ -158,6 +158,10 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     }
 
     /// Any test of yours, named for near-miss reports.
+    ///
+    /// The test may read state other than the request (a "logged in" flag): while a stub has
+    /// one, the server matches each request anew, even one identical to the last on the same
+    /// connection, so a changed answer shows at once.
     /// - Parameters:
     ///   - name: how reports describe the test, e.g. "has a session cookie".
     ///   - test: returns whether the request passes.

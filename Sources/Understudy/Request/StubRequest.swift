@@ -4,32 +4,70 @@ import Foundation
 ///
 /// Both transports build one: the URL protocol from a `URLRequest`, the server from the wire.
 public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
+    /// The fields, in one shared box: a request is handed along the whole server path (the
+    /// handlers, the responder, the delivery, the journal), and copying a dozen strings' worth
+    /// of references at every step cost more than parsing it.
+    private final class Storage: Sendable {
+        let method: String
+        let urlString: String
+        let headers: HeaderFields
+        let body: Data?
+        let timeoutInterval: TimeInterval
+        let scheme: String
+        let host: String
+        let port: Int?
+        let path: String
+        let pathExtension: String
+        let queryItems: [(name: String, value: String)]
+        let isOriginForm: Bool
+
+        init(
+            method: String, urlString: String, headers: HeaderFields, body: Data?, timeoutInterval: TimeInterval,
+            scheme: String, host: String, port: Int?, path: String, queryItems: [(name: String, value: String)], isOriginForm: Bool
+        ) {
+            self.method = method
+            self.urlString = urlString
+            self.headers = headers
+            self.body = body
+            self.timeoutInterval = timeoutInterval
+            self.scheme = scheme
+            self.host = host
+            self.port = port
+            self.path = path
+            self.pathExtension = StubRequest.extensionOf(path: path)
+            self.queryItems = queryItems
+            self.isOriginForm = isOriginForm
+        }
+    }
+
+    private let storage: Storage
+
     /// The method, uppercased (`GET`, `HEAD`, `POST`, ...).
-    public let method: String
+    public var method: String { storage.method }
     /// The full URL as text, with scheme and host (in origin mode the host comes from `Host`).
-    public let urlString: String
+    public var urlString: String { storage.urlString }
     /// The header lines as the client sent them.
-    public let headers: HeaderFields
+    public var headers: HeaderFields { storage.headers }
     /// The body, when one was sent and could be seen.
-    public let body: Data?
+    public var body: Data? { storage.body }
     /// How long the client waits for an answer (the `no-response` fault holds this long
     /// in-process); 60 seconds unless the client said otherwise.
-    public let timeoutInterval: TimeInterval
+    public var timeoutInterval: TimeInterval { storage.timeoutInterval }
 
     // Parsed once here so that matching a request against thousands of stubs does not
     // re-parse the URL for every stub.
     /// The scheme, lowercased.
-    public let scheme: String
+    public var scheme: String { storage.scheme }
     /// The host without port, lowercased.
-    public let host: String
+    public var host: String { storage.host }
     /// The port, when the URL gives one.
-    public let port: Int?
+    public var port: Int? { storage.port }
     /// The percent-decoded path; `/` when the URL has none.
-    public let path: String
+    public var path: String { storage.path }
     /// The path's extension, lowercased, without query or fragment; empty when none.
-    public let pathExtension: String
+    public var pathExtension: String { storage.pathExtension }
     /// The query items in order; a key given without `=` has an empty value.
-    public let queryItems: [(name: String, value: String)]
+    public var queryItems: [(name: String, value: String)] { storage.queryItems }
 
     /// The full URL, with scheme and host (in origin mode the host comes from `Host`).
     ///
@@ -85,19 +123,16 @@ public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
         }
         self.init(
             method: method.uppercased(), urlString: urlString, headers: headers, body: body, timeoutInterval: timeoutInterval,
-            scheme: scheme.lowercased(), host: parsed.host, port: parsed.port, path: parsed.path, queryItems: parsed.query
+            scheme: scheme.lowercased(), host: parsed.host, port: parsed.port, path: parsed.path, queryItems: parsed.query,
+            isOriginForm: headers["Host"] == authority
         )
-        isOriginForm = headers["Host"] == authority
     }
-
-    /// Whether this request was built from an origin-form target whose authority is its own
-    /// `Host` header, so the journal can keep the target alone (see ``originFormTarget``).
-    private var isOriginForm = false
 
     /// The request target (`/a.png?w=1`) when the URL is `scheme://` + `Host` + target and was
     /// parsed by hand, so that parsing it again gives the same request; `nil` otherwise.
     var originFormTarget: String? {
-        guard isOriginForm else { return nil }
+        // Whether it was built from an origin-form target whose authority is its own `Host`.
+        guard storage.isOriginForm else { return nil }
         let prefixLength = scheme.utf8.count + 3 + (headers["Host"]?.utf8.count ?? 0)
         let start = urlString.utf8.index(urlString.utf8.startIndex, offsetBy: prefixLength)
         return String(urlString[start...])
@@ -105,19 +140,12 @@ public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
 
     private init(
         method: String, urlString: String, headers: HeaderFields, body: Data?, timeoutInterval: TimeInterval,
-        scheme: String, host: String, port: Int?, path: String, queryItems: [(name: String, value: String)]
+        scheme: String, host: String, port: Int?, path: String, queryItems: [(name: String, value: String)], isOriginForm: Bool = false
     ) {
-        self.method = method
-        self.urlString = urlString
-        self.headers = headers
-        self.body = body
-        self.timeoutInterval = timeoutInterval
-        self.scheme = scheme
-        self.host = host
-        self.port = port
-        self.path = path
-        self.pathExtension = Self.extensionOf(path: path)
-        self.queryItems = queryItems
+        storage = Storage(
+            method: method, urlString: urlString, headers: headers, body: body, timeoutInterval: timeoutInterval,
+            scheme: scheme, host: host, port: port, path: path, queryItems: queryItems, isOriginForm: isOriginForm
+        )
     }
 
     /// Host, port, decoded path and query of a plain authority and origin-form target, or

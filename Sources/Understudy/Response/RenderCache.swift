@@ -15,6 +15,9 @@ final class RenderCache: Sendable {
         /// The file-change generation read before the stamp was taken (see
         /// ``FileChangeMonitor``): while it stands, the file is as stamped.
         let generation: UInt64?
+        /// The monitor's ``FileChangeMonitor/watchEpoch`` when the path was watched, if it
+        /// stood still meanwhile: while it stands, the path need not be watched again.
+        var watchedEpoch: UInt64?
         let prepared: PreparedResponse
     }
 
@@ -37,29 +40,41 @@ final class RenderCache: Sendable {
         guard response.rendersTheSameEveryTime else { return try render() }
         guard let filePath else {
             if let entry = state.withLock({ $0 }) { return entry.prepared }
-            return try store(render(), stamp: nil, generation: nil)
+            return try store(render(), stamp: nil, generation: nil, watchedEpoch: nil)
         }
         #if canImport(Glibc)
         let monitor = FileChangeMonitor.shared
         #else
         let monitor: FileChangeMonitor? = nil
         #endif
-        if let monitor, let entry = state.withLock({ $0 }), let generation = entry.generation, monitor.generation() == generation {
+        let kept = state.withLock { $0 }
+        if let monitor, let entry = kept, let generation = entry.generation, monitor.generation() == generation {
             return entry.prepared
         }
         // Watched first and the generation read before the stamp, so that a change made
-        // after the stamp always moves the generation on.
-        let generation = monitor.flatMap { $0.watch(filePath) ? $0.generation() : nil }
+        // after the stamp always moves the generation on. Something changed somewhere in the
+        // watched directories (a busy /tmp moves the generation all the time), so this runs
+        // once per change for every file stub asked for: walking and looking up its path
+        // again only when watches were forgotten since it was last watched.
+        var generation: UInt64?
+        var watchedEpoch: UInt64?
+        if let monitor {
+            let epoch = monitor.watchEpoch
+            if (kept?.watchedEpoch).map({ $0 == epoch }) ?? false || monitor.watch(filePath) {
+                generation = monitor.generation()
+                if monitor.watchEpoch == epoch { watchedEpoch = epoch }
+            }
+        }
         guard let stamp = FileCache.shared.stamp(of: filePath) else {
             return try render()  // let rendering report the unreadable file
         }
-        if let entry = state.withLock({ $0 }), entry.stamp == stamp {
-            if generation != entry.generation {
-                state.withLock { $0 = Entry(stamp: stamp, generation: generation, prepared: entry.prepared) }
+        if let entry = kept, entry.stamp == stamp {
+            if generation != entry.generation || watchedEpoch != entry.watchedEpoch {
+                state.withLock { $0 = Entry(stamp: stamp, generation: generation, watchedEpoch: watchedEpoch, prepared: entry.prepared) }
             }
             return entry.prepared
         }
-        return try store(render(), stamp: stamp, generation: generation)
+        return try store(render(), stamp: stamp, generation: generation, watchedEpoch: watchedEpoch)
     }
 
     /// The body of the rendering `renderID` (or of one of its 304 or 206 variants), while it is
@@ -77,7 +92,7 @@ final class RenderCache: Sendable {
         }
     }
 
-    private func store(_ rendered: PreparedResponse, stamp: FileStamp?, generation: UInt64?) -> PreparedResponse {
+    private func store(_ rendered: PreparedResponse, stamp: FileStamp?, generation: UInt64?, watchedEpoch: UInt64?) -> PreparedResponse {
         var prepared = rendered
         prepared.renderID = Self.nextRenderID()
         prepared.variants = ResponseVariants()
@@ -85,7 +100,7 @@ final class RenderCache: Sendable {
             // A `file` body is the file's bytes as read: rendering transforms nothing.
             prepared.sourceFile = PreparedResponse.SourceFile(path: filePath, stamp: stamp)
         }
-        state.withLock { $0 = Entry(stamp: stamp, generation: generation, prepared: prepared) }
+        state.withLock { $0 = Entry(stamp: stamp, generation: generation, watchedEpoch: watchedEpoch, prepared: prepared) }
         return prepared
     }
 }

@@ -38,6 +38,9 @@ final class FileChangeMonitor: Sendable {
     /// Counts the changes seen: equal values mean nothing watched changed in between. Read
     /// without the lock on every request; moved on only under it.
     private let changes = Atomic<UInt64>(0)
+    /// Counts the times watches were forgotten (a watched directory moved or went away): while
+    /// it stands, a path watched once is still watched, and ``watch(_:)`` need not walk it again.
+    private let forgets = Atomic<UInt64>(0)
 
     private init?() {
         let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
@@ -71,6 +74,12 @@ final class FileChangeMonitor: Sendable {
             }
             return true
         }
+    }
+
+    /// Moves on whenever watches are forgotten: a path ``watch(_:)`` watched when this had a
+    /// value is still watched while it has the same one.
+    var watchEpoch: UInt64 {
+        forgets.load(ordering: .sequentiallyConsistent)
     }
 
     /// How many changes have been seen so far, counting what the kernel has queued.
@@ -109,6 +118,7 @@ final class FileChangeMonitor: Sendable {
                             // so forget it, and watching the path again watches whatever is there.
                             if mask & UInt32(IN_MOVE_SELF) != 0 { inotify_rm_watch(descriptor, watch) }
                             state.watches = state.watches.filter { $0.value.watch != watch }
+                            forgets.add(1, ordering: .sequentiallyConsistent)
                         }
                     }
                     offset += header + nameLength

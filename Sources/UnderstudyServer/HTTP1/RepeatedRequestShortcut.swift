@@ -16,6 +16,11 @@ internal import NIOHTTP1
 /// read, and nothing of a next request is waiting in the decoder). Any other read disarms it and
 /// goes the usual way, as does a repeat that comes while the connection is busy (pipelined,
 /// mid-body, refusing) or after the stubs changed.
+///
+/// Arming costs a look at every byte of the read and a copy of it, which a client that never
+/// repeats (a feed of different URLs, a header that changes every time) pays on every request
+/// for nothing: after ``patience`` armings in a row that no repeat followed, it arms only on
+/// every ``retryInterval``-th request, until a repeat comes again.
 final class RepeatedRequestShortcut: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -24,6 +29,12 @@ final class RepeatedRequestShortcut: ChannelInboundHandler, RemovableChannelHand
     private let answerer: StubRequestHandler
     /// The bytes of the last request, when a repeat of them may be answered at once.
     private var armed: ByteBuffer?
+    /// Armings in a row that the next read did not repeat.
+    private var unrepeated = 0
+    /// Reads passed on since the last arming while backing off.
+    private var skipped = 0
+    static let patience = 4
+    static let retryInterval = 32
 
     init(connection: HTTP1ConnectionHandler, answerer: StubRequestHandler) {
         self.connection = connection
@@ -33,13 +44,22 @@ final class RepeatedRequestShortcut: ChannelInboundHandler, RemovableChannelHand
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let bytes = unwrapInboundIn(data)
         if let armed, armed == bytes, connection.isBetweenRequests, answerer.answerRepeat(connection: connection, now: context.eventLoop.now) {
+            unrepeated = 0
             return
         }
-        armed = nil
+        if armed != nil {
+            armed = nil
+            unrepeated += 1
+        }
         let passedOn = connection.requestsPassedOn
         let repeatables = answerer.repeatableAnswerCount
         context.fireChannelRead(data)
         // Armed when this read was exactly the one request just answered from a fixed stub.
+        if unrepeated >= Self.patience {
+            skipped += 1
+            guard skipped >= Self.retryInterval else { return }
+            skipped = 0
+        }
         guard connection.requestsPassedOn == passedOn + 1, answerer.repeatableAnswerCount == repeatables + 1,
               let head = answerer.repeatableHead, connection.hasNothingPending,
               Self.isExactly(head, bytes)
