@@ -224,7 +224,9 @@ enum GIFCodec {
     private static func error(_ code: Int32, data: Data) -> ImageError {
         let message = String(cString: usd_gif_error_string(code))
         switch code {
-        case D_GIF_ERR_READ_FAILED, D_GIF_ERR_EOF_TOO_SOON:
+        case D_GIF_ERR_READ_FAILED, D_GIF_ERR_EOF_TOO_SOON,
+             // The 6-byte signature and 7-byte screen descriptor did not fit.
+             D_GIF_ERR_NO_SCRN_DSCR where data.count < 13:
             return ImageError(.truncated, "truncated GIF: the data ends after \(data.count) bytes, before the image is complete (giflib: \(message), \(code))")
         case D_GIF_ERR_NOT_GIF_FILE:
             return ImageError(.notAnImage, "not a GIF: giflib: \(message) (\(code))")

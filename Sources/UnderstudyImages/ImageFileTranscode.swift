@@ -114,7 +114,7 @@ public struct ImageFileTranscode: Sendable {
             let why = switch name {
             case "png": "PNG is always lossless"
             case "gif": "GIF is always palette-based"
-            default: "\(name.uppercased()) is lossy here"
+            default: "\(name.uppercased()) is always lossy"
             }
             throw Failure("--lossless applies only to WebP output; \(why)", usage: true)
         }

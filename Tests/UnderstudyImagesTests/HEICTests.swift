@@ -54,6 +54,24 @@ final class HEICTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(Pixels.psnr(decoded.pixels, image.pixels), 35)
     }
 
+    func testISOBMFFBrandsAreSniffed() {
+        func ftyp(_ major: String, _ compatible: [String]) -> Data {
+            let brands = ([major, "\0\0\0\0"] + compatible).joined()
+            let size = 8 + brands.utf8.count
+            return Data([0, 0, 0, UInt8(size)] + Array("ftyp".utf8) + Array(brands.utf8) + [0, 0, 0, 8] + Array("meta".utf8))
+        }
+        XCTAssertEqual(ImageKind.detect(ftyp("avif", ["mif1", "miaf"])), .avif)
+        XCTAssertEqual(ImageKind.detect(ftyp("avis", [])), .avif)
+        XCTAssertEqual(ImageKind.detect(ftyp("mif1", ["miaf", "avif"])), .avif)
+        XCTAssertEqual(ImageKind.detect(ftyp("heic", ["mif1"])), .heic)
+        XCTAssertEqual(ImageKind.detect(ftyp("mif1", ["heic"])), .heic)
+        XCTAssertEqual(ImageKind.detect(ftyp("msf1", ["hevc"])), .heic)
+        XCTAssertNil(ImageKind.detect(ftyp("mif1", ["miaf"])), "a HEIF of neither codec")
+        XCTAssertNil(ImageKind.detect(ftyp("isom", ["mp41", "avc1"])), "an MP4 video")
+        XCTAssertEqual(ImageKind.avif.mimeType, "image/avif")
+        XCTAssertEqual(ImageKind.heic.mimeType, "image/heic")
+    }
+
     func testDamagedAndAbsurdHEICsAreDocumentedErrors() throws {
         let heic = try ImageGenerator.photoLike(width: 64, height: 64).heicData(quality: 50)
         XCTAssertThrowsError(try RGBAImage(decoding: heic.prefix(heic.count / 2))) { error in
