@@ -163,6 +163,33 @@ final class StubFileAVIFHEICGIFTests: XCTestCase {
         }
     }
 
+    /// The README's table: each real client's Accept header against a stub offering every
+    /// format, in SPEC 15's order and with JPEG first (for clients that send no Accept).
+    func testTheREADMETableOfRealClients() async throws {
+        let (stubs, _) = try registry("""
+            stubs:
+              - request: { path: /heic-first }
+                response: { image: { generate: { width: 8, height: 8, pattern: gradient }, as: negotiate, formats: [heic, avif, webp, jpeg, png, gif] } }
+              - request: { path: /jpeg-first }
+                response: { image: { generate: { width: 8, height: 8, pattern: gradient }, as: negotiate, formats: [jpeg, heic, avif, webp, png, gif] } }
+            """)
+        let clients: [(String, String?, String, String)] = [
+            ("Chrome", "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8", "image/avif", "image/avif"),
+            ("Firefox", "image/avif,image/webp,*/*", "image/avif", "image/avif"),
+            ("Safari", "image/webp,image/avif,image/jxl,image/heic,image/heic-sequence,video/*;q=0.8,image/png,image/svg+xml,image/*;q=0.8,*/*;q=0.5", "image/heic", "image/heic"),
+            ("URLSession (none)", nil, "image/heic", "image/jpeg"),
+            ("curl", "*/*", "image/heic", "image/jpeg"),
+            ("Android (none)", nil, "image/heic", "image/jpeg"),
+        ]
+        for (client, accept, heicFirst, jpegFirst) in clients {
+            let headers: HeaderFields = accept.map { ["Accept": $0] } ?? [:]
+            let a = try await stubs.answer("http://x.test/heic-first", headers: headers)
+            let b = try await stubs.answer("http://x.test/jpeg-first", headers: headers)
+            XCTAssertEqual(a.headers["Content-Type"], heicFirst, client)
+            XCTAssertEqual(b.headers["Content-Type"], jpegFirst, client)
+        }
+    }
+
     func testMistakesInTheNewKeys() throws {
         try sandbox.write("images/g.png", ImageGenerator.generate(width: 8, height: 8, pattern: .gradient).pngData())
         try sandbox.write("a.yaml", """
