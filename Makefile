@@ -47,7 +47,7 @@ bench-har: deps
 soak: deps
 	bash Benchmarks/soak.sh
 
-## fuzz: libFuzzer (with AddressSanitizer) on the stub-file loader, HAR reader and WebP/PNG/JPEG decoders, FUZZ_SECONDS each (default 300).
+## fuzz: libFuzzer (with AddressSanitizer) on the stub-file loader, HAR reader and WebP/PNG/JPEG/AVIF/HEIC/GIF decoders, FUZZ_SECONDS each (default 300).
 fuzz: deps
 	bash Fuzz/run.sh
 

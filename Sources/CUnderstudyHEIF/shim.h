@@ -10,6 +10,15 @@
 #include <string.h>
 #include <libheif/heif.h>
 
+/// Initialises libheif (its plugin registry) once per process, before any other call: without
+/// it, libheif 1.13 and later register their built-in codecs lazily, which is not safe when two
+/// threads make their first contexts at once.
+static inline void usd_heif_init(void) {
+#if LIBHEIF_HAVE_VERSION(1, 13, 0)
+    heif_init(NULL);
+#endif
+}
+
 /// What failed: libheif's error code, subcode and message (copied, as libheif's may live in
 /// the context freed on failure). Code 0 is success.
 typedef struct usd_heif_status {

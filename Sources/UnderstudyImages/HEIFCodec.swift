@@ -8,6 +8,10 @@ enum HEIFCodec {
     /// The quality stub files use when none is given (SPEC 15).
     static let defaultQuality = 60
 
+    /// libheif's one-time initialisation, run (thread-safely, by Swift's lazy static) before
+    /// the first context is made.
+    private static let initialized: Void = usd_heif_init()
+
     /// A parsed HEIF file and its primary image's handle; nothing decoded yet.
     private final class Reader {
         private let context: OpaquePointer
@@ -17,6 +21,7 @@ enum HEIFCodec {
         private let data: Data
 
         init(_ data: Data) throws {
+            _ = HEIFCodec.initialized
             self.data = data
             bytes = CBuffer(data)
             var context: OpaquePointer?
@@ -56,6 +61,7 @@ enum HEIFCodec {
 
     /// A HEIC of one image at `quality` (0..100, clamped).
     static func encode(_ image: RGBAImage, quality: Int) throws -> Data {
+        _ = initialized
         var output: UnsafeMutablePointer<UInt8>?
         var size = 0
         var stage: UnsafePointer<CChar>?
