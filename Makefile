@@ -59,7 +59,7 @@ bench-har: deps
 soak: deps
 	bash Benchmarks/soak.sh
 
-## fuzz: libFuzzer (with AddressSanitizer) on the stub-file loader, HAR reader and WebP/PNG/JPEG decoders, FUZZ_SECONDS each (default 300).
+## fuzz: libFuzzer (with AddressSanitizer) on the stub-file loader, HAR reader and WebP/PNG/JPEG/AVIF/HEIC/GIF decoders, FUZZ_SECONDS each (default 300).
 fuzz: deps
 	bash Fuzz/run.sh
 
@@ -74,8 +74,13 @@ deps:
 		echo "Installing libjpeg-dev (libjpeg-turbo)"; \
 		apt-get -o DPkg::Lock::Timeout=900 update && apt-get -o DPkg::Lock::Timeout=900 install -y libjpeg-dev; \
 	fi
+	@# AVIF, HEIC and GIF (giflib has no pkg-config file on Debian: look for its header).
+	@if ! pkg-config --exists libavif libheif || [ ! -f /usr/include/gif_lib.h ]; then \
+		echo "Installing libavif-dev libheif-dev libgif-dev"; \
+		apt-get -o DPkg::Lock::Timeout=900 update && apt-get -o DPkg::Lock::Timeout=900 install -y libavif-dev libheif-dev libgif-dev; \
+	fi
 
-# What the tests use as independent references: cwebp/dwebp/img2webp/webpmux, djpeg/cjpeg, pngcheck, curl, openssl, certutil, chromium, Pillow, requests, httpx (HTTP/2), mitmproxy, WireMock.
+# What the tests use as independent references: cwebp/dwebp/img2webp/webpmux, djpeg/cjpeg, avifenc/avifdec, heif-enc/heif-convert/heif-info, pngcheck, curl, openssl, certutil, chromium, Pillow, requests, httpx (HTTP/2), mitmproxy, WireMock.
 test-deps: deps
 	@if ! command -v cwebp >/dev/null 2>&1 || ! command -v dwebp >/dev/null 2>&1 || ! command -v img2webp >/dev/null 2>&1 || ! command -v pngcheck >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then \
 		echo "Installing webp pngcheck curl"; \
@@ -88,6 +93,10 @@ test-deps: deps
 	@if ! command -v djpeg >/dev/null 2>&1 || ! command -v cjpeg >/dev/null 2>&1 || ! command -v webpmux >/dev/null 2>&1; then \
 		echo "Installing libjpeg-turbo-progs webp (djpeg, cjpeg, webpmux)"; \
 		apt-get -o DPkg::Lock::Timeout=900 update && apt-get -o DPkg::Lock::Timeout=900 install -y libjpeg-turbo-progs webp; \
+	fi
+	@if ! command -v avifdec >/dev/null 2>&1 || ! command -v avifenc >/dev/null 2>&1 || ! command -v heif-convert >/dev/null 2>&1 || ! command -v heif-enc >/dev/null 2>&1; then \
+		echo "Installing libavif-bin libheif-examples (avifenc/avifdec, heif-enc/heif-convert/heif-info read and write what the AVIF and HEIC tests check)"; \
+		apt-get -o DPkg::Lock::Timeout=900 update && apt-get -o DPkg::Lock::Timeout=900 install -y libavif-bin libheif-examples; \
 	fi
 	@if ! command -v chromium >/dev/null 2>&1; then \
 		echo "Installing chromium (ChromiumTests load a stubbed page in it; ChromiumHARTests record a HAR with it)"; \

@@ -1,6 +1,15 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+// libavif's pkg-config file adds -DAVIF_DLL (needed only for Windows DLLs), a flag SwiftPM
+// refuses with a warning on every build. On Linux its headers and library are in the default
+// paths, so the module map's `link "avif"` is enough; elsewhere (Homebrew) pkg-config finds them.
+#if os(Linux)
+let avifPkgConfig: String? = nil
+#else
+let avifPkgConfig: String? = "libavif"
+#endif
+
 let package = Package(
     name: "Understudy",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
@@ -46,6 +55,21 @@ let package = Package(
             pkgConfig: "libjpeg",
             providers: [.apt(["libjpeg-dev"]), .brew(["jpeg-turbo"])]
         ),
+        .systemLibrary(
+            name: "CUnderstudyAVIF",
+            pkgConfig: avifPkgConfig,
+            providers: [.apt(["libavif-dev"]), .brew(["libavif"])]
+        ),
+        .systemLibrary(
+            name: "CUnderstudyHEIF",
+            pkgConfig: "libheif",
+            providers: [.apt(["libheif-dev"]), .brew(["libheif"])]
+        ),
+        // giflib ships no pkg-config file on Debian: the module map links "gif" itself.
+        .systemLibrary(
+            name: "CUnderstudyGIF",
+            providers: [.apt(["libgif-dev"]), .brew(["giflib"])]
+        ),
 
         // MARK: Library modules
         .target(
@@ -54,6 +78,9 @@ let package = Package(
                 "CUnderstudyWebP",
                 "CUnderstudyPNG",
                 "CUnderstudyJPEG",
+                "CUnderstudyAVIF",
+                "CUnderstudyHEIF",
+                "CUnderstudyGIF",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

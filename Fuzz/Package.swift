@@ -33,6 +33,18 @@ let package = Package(
             name: "FuzzJPEG",
             dependencies: [.product(name: "UnderstudyImages", package: "Understudy")]
         ),
+        .executableTarget(
+            name: "FuzzAVIF",
+            dependencies: [.product(name: "UnderstudyImages", package: "Understudy")]
+        ),
+        .executableTarget(
+            name: "FuzzHEIC",
+            dependencies: [.product(name: "UnderstudyImages", package: "Understudy")]
+        ),
+        .executableTarget(
+            name: "FuzzGIF",
+            dependencies: [.product(name: "UnderstudyImages", package: "Understudy")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

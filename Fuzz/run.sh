@@ -11,7 +11,7 @@ seconds=${FUZZ_SECONDS:-300}
 build=${FUZZ_BUILD:-.build-fuzz}
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(FuzzStubFileYAML FuzzStubFileJSON FuzzHAR FuzzWebP FuzzPNG FuzzJPEG)
+    targets=(FuzzStubFileYAML FuzzStubFileJSON FuzzHAR FuzzWebP FuzzPNG FuzzJPEG FuzzAVIF FuzzHEIC FuzzGIF)
 fi
 # swiftc honours only its last -sanitize= flag, and SwiftPM passes --sanitize values one flag
 # each: without the combined flag last, Swift code gets AddressSanitizer but no coverage.

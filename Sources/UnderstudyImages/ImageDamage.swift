@@ -1,7 +1,21 @@
 import Foundation
 
-/// A deliberate defect in encoded image bytes, for testing how clients fail (SPEC section 12).
-/// Applied after encoding; the response's Content-Type stays the format intended.
+/// A deliberate defect in encoded image bytes, for testing how clients fail (SPEC sections 12
+/// and 15). Applied after encoding; the response's Content-Type stays the format intended.
+///
+/// What each kind does to AVIF and HEIC (ISOBMFF boxes) and to GIF (blocks), each checked
+/// against a real decoder (avifdec, heif-convert, Pillow or giflib) by the tests:
+///
+/// | damage            | AVIF / HEIC                                              | GIF                                                  |
+/// |-------------------|----------------------------------------------------------|------------------------------------------------------|
+/// | `truncated`       | the file cut in half: the `mdat` (coded image) ends early | cut in half, inside the image data                    |
+/// | `bad-checksum`    | the first 4 bytes of the `mdat` payload inverted (ISOBMFF has no checksum; this breaks the first coded item's AV1 OBU header or HEVC NAL length) | the first image's LZW minimum code size set to 12 (valid: 2 to 8) |
+/// | `wrong-signature` | the `ftyp` box's size zeroed (first 4 bytes)             | `GIF8` of `GIF89a` zeroed                             |
+/// | `garbage-tail`    | 1,024 bytes of noise after the `meta` box, before `mdat`, with the item locations (`iloc`) unchanged so they point into the noise | 1,024 bytes of noise after the last block, before the trailer (`3B`): giflib reports a wrong record type |
+///
+/// `garbage-tail` cannot simply append to these two: libavif and libheif stop reading once
+/// they have the `meta` and `mdat` boxes, and Pillow stops at the last image, so noise after
+/// the file's end changes nothing for them (as libpng ignores noise after `IEND`).
 ///
 /// ```swift
 /// let broken = ImageDamage.badChecksum.apply(to: try image.pngData())
@@ -11,13 +25,15 @@ public enum ImageDamage: String, Sendable, Hashable, CaseIterable, CustomStringC
     case truncated
     /// A checksum or marker broken: PNG's IHDR chunk CRC inverted; JPEG's frame header (SOF)
     /// marker replaced by an undefined one (`FF 4F`); WebP's VP8 start code or VP8L signature
-    /// byte inverted. Other bytes get their middle byte inverted.
+    /// byte inverted; AVIF's and HEIC's first 4 `mdat` payload bytes inverted; GIF's first LZW
+    /// minimum code size set to 12. Other bytes get their middle byte inverted.
     case badChecksum = "bad-checksum"
     /// The first 4 bytes (the start of the signature) replaced by zeros.
     case wrongSignature = "wrong-signature"
     /// 1,024 bytes of noise after the image's end (PNG's IEND, JPEG's EOI, WebP's RIFF size).
     /// Lenient decoders (libpng, libjpeg, libwebp, Pillow, browsers) ignore them; strict
-    /// validators such as `pngcheck` reject the file.
+    /// validators such as `pngcheck` reject the file. AVIF and HEIC get the noise after their
+    /// `meta` box and GIF before its trailer, where decoders do read it (see the table above).
     case garbageTail = "garbage-tail"
 
     /// The name used in stub files: `truncated`, `bad-checksum`, `wrong-signature`, `garbage-tail`.
@@ -35,8 +51,16 @@ public enum ImageDamage: String, Sendable, Hashable, CaseIterable, CustomStringC
             for index in 0..<min(4, bytes.count) { bytes[index] = 0 }
         case .garbageTail:
             var random = SplitMix64(seed: 0x6761_7262_6167_6521)
-            bytes.reserveCapacity(bytes.count + Self.tailLength)
-            for _ in 0..<Self.tailLength { bytes.append(UInt8(truncatingIfNeeded: random.next())) }
+            let noise = (0..<Self.tailLength).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            switch ImageKind.detect(bytes: bytes) {
+            case .avif, .heic:
+                let at = Self.topLevelBoxes(bytes).first { $0.type == "mdat" }?.offset ?? bytes.count
+                bytes.insert(contentsOf: noise, at: at)
+            case .gif where bytes.last == 0x3B:
+                bytes.insert(contentsOf: noise, at: bytes.count - 1)
+            default:
+                bytes.append(contentsOf: noise)
+            }
         case .badChecksum:
             Self.breakChecksum(&bytes)
         }
@@ -75,10 +99,67 @@ public enum ImageDamage: String, Sendable, Hashable, CaseIterable, CustomStringC
                 bytes[chunk + 8] ^= 0xFF
                 return
             }
+        case .avif, .heic:
+            if let mdat = topLevelBoxes(bytes).first(where: { $0.type == "mdat" }), mdat.payload + 4 <= bytes.count {
+                for index in mdat.payload..<(mdat.payload + 4) { bytes[index] ^= 0xFF }
+                return
+            }
+        case .gif:
+            if let codeSize = gifFirstCodeSize(bytes) {
+                bytes[codeSize] = 12
+                return
+            }
         default:
             break
         }
         bytes[bytes.count / 2] ^= 0xFF
+    }
+
+    /// The top-level ISOBMFF boxes: where each starts, its type, where its payload starts.
+    package static func topLevelBoxes(_ bytes: [UInt8]) -> [(offset: Int, type: String, payload: Int)] {
+        var boxes: [(offset: Int, type: String, payload: Int)] = []
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            var size = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            let type = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
+            var header = 8
+            if size == 1, offset + 16 <= bytes.count {
+                size = bytes[offset + 8..<offset + 16].reduce(0) { ($0 << 8) | Int($1) }
+                header = 16
+            } else if size == 0 {
+                size = bytes.count - offset
+            }
+            boxes.append((offset, type, offset + header))
+            guard size >= header else { break }
+            offset += size
+        }
+        return boxes
+    }
+
+    /// The offset of the first image's LZW minimum code size byte: after the header (6), the
+    /// screen descriptor (7), the global colour table, extensions, and the image descriptor (10)
+    /// with its local colour table.
+    private static func gifFirstCodeSize(_ bytes: [UInt8]) -> Int? {
+        guard bytes.count > 13 else { return nil }
+        var index = 13
+        if bytes[10] & 0x80 != 0 { index += 3 << (Int(bytes[10] & 7) + 1) }
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x21:  // extension: label, then sub-blocks to a zero length
+                index += 2
+                while index < bytes.count, bytes[index] != 0 { index += Int(bytes[index]) + 1 }
+                index += 1
+            case 0x2C:
+                guard index + 10 < bytes.count else { return nil }
+                var at = index + 10
+                let flags = bytes[index + 9]
+                if flags & 0x80 != 0 { at += 3 << (Int(flags & 7) + 1) }
+                return at < bytes.count ? at : nil
+            default:
+                return nil
+            }
+        }
+        return nil
     }
 
     private static func find(_ tag: [UInt8], in bytes: [UInt8]) -> Int? {

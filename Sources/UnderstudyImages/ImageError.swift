@@ -1,7 +1,7 @@
 /// An error from decoding, encoding, generating or transcoding an image.
 ///
 /// The ``description`` is written for the person who supplied the image: it says what was found,
-/// what was expected and, for codec failures, what libpng, libjpeg or libwebp reported. Compare errors by
+/// what was expected and, for codec failures, what libpng, libjpeg, libwebp, libavif, libheif or giflib reported. Compare errors by
 /// ``code``; the message text may gain detail over time.
 ///
 /// ```swift
@@ -21,8 +21,8 @@ public struct ImageError: Error, CustomStringConvertible, Sendable, Equatable {
         public static let truncated = Code("truncated")
         /// The data does not start with the signature of any image format this module knows.
         public static let notAnImage = Code("notAnImage")
-        /// The data is an image in a format that cannot be decoded here (GIF; CMYK JPEG variants
-        /// with an unusual number of components).
+        /// The data is an image in a format that cannot be decoded here (CMYK JPEG variants with
+        /// an unusual number of components).
         public static let unsupportedFormat = Code("unsupportedFormat")
         /// The codec rejected the data; the message carries libpng's or libjpeg's message or
         /// libwebp's code.
@@ -71,14 +71,7 @@ extension ImageError {
         let prefix = data.prefix(8).map { hex($0) }.joined(separator: " ")
         return ImageError(
             .notAnImage,
-            "not an image: the data (\(data.count) bytes) starts with \(prefix), which is not the signature of PNG, WebP, JPEG or GIF"
-        )
-    }
-
-    static func unsupported(_ kind: ImageKind) -> ImageError {
-        ImageError(
-            .unsupportedFormat,
-            "\(kind.name) decoding is not supported; only PNG, WebP and JPEG images can be decoded or transcoded (convert the image to one of them)"
+            "not an image: the data (\(data.count) bytes) starts with \(prefix), which is not the signature of PNG, WebP, JPEG, GIF, AVIF or HEIC"
         )
     }
 

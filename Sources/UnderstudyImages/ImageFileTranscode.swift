@@ -1,7 +1,8 @@
 import Foundation
 
-/// The work of `understudy transcode IN OUT [--to png|webp|jpeg] [--quality Q] [--lossless]
-/// [--progressive]`: reads a PNG, WebP or JPEG file, writes it in another encoding. The CLI only
+/// The work of `understudy transcode IN OUT [--to png|webp|jpeg|avif|heic|gif] [--quality Q]
+/// [--lossless] [--progressive] [--speed S]`: reads a PNG, WebP, JPEG, GIF, AVIF or HEIC file
+/// (an animation's first frame), writes it in another encoding. The CLI only
 /// parses flags and prints.
 ///
 /// ```swift
@@ -56,6 +57,9 @@ package struct ImageFileTranscode: Sendable {
             case .webpLossless: written = "lossless WebP"
             case .jpeg(let quality): written = "JPEG at quality \(quality)"
             case .jpegProgressive(let quality): written = "progressive JPEG at quality \(quality)"
+            case .avif(let quality, let speed): written = "AVIF at quality \(quality), speed \(speed)"
+            case .heic(let quality): written = "HEIC at quality \(quality)"
+            case .gif: written = "GIF"
             }
             let from = inputKind.name
             return "\(output.relativePath): \(written), \(width)x\(height), \(outputBytes) bytes (from \(from), \(inputBytes) bytes)"
@@ -66,32 +70,40 @@ package struct ImageFileTranscode: Sendable {
     package static let defaultQuality = 80
     /// The default JPEG quality when `--quality` is not given.
     package static let defaultJPEGQuality = JPEGCodec.defaultQuality
+    /// The default AVIF and HEIC quality when `--quality` is not given.
+    package static let defaultAVIFQuality = AVIFCodec.defaultQuality
+    /// The default AVIF encoder speed when `--speed` is not given.
+    package static let defaultAVIFSpeed = AVIFCodec.defaultSpeed
 
     /// Checks the options and picks the target.
     /// - Parameters:
-    ///   - input: the PNG, WebP or JPEG file to read.
+    ///   - input: the PNG, WebP, JPEG, GIF, AVIF or HEIC file to read.
     ///   - output: the file to write.
-    ///   - format: `png`, `webp` or `jpeg` (also `jpg`); `nil` takes it from `output`'s extension.
-    ///   - quality: WebP quality 0...100 (80 when `nil`) or JPEG quality 1...100 (85 when `nil`).
+    ///   - format: `png`, `webp`, `jpeg` (also `jpg`), `avif`, `heic` (also `heif`) or `gif`;
+    ///     `nil` takes it from `output`'s extension.
+    ///   - quality: WebP quality 0...100 (80 when `nil`), JPEG quality 1...100 (85 when `nil`),
+    ///     AVIF or HEIC quality 0...100 (60 when `nil`).
     ///   - lossless: lossless WebP (WebP only; not with `quality`).
     ///   - progressive: progressive JPEG (JPEG only).
+    ///   - speed: AVIF encoder speed 0...10 (8 when `nil`; AVIF only).
     /// - Throws: ``Failure`` naming the flag or file that is wrong.
     package init(
-        input: URL, output: URL, format: String? = nil, quality: Int? = nil, lossless: Bool = false, progressive: Bool = false
+        input: URL, output: URL, format: String? = nil, quality: Int? = nil, lossless: Bool = false, progressive: Bool = false,
+        speed: Int? = nil
     ) throws {
         self.input = input
         self.output = output
-        let names = ["png": "png", "webp": "webp", "jpeg": "jpeg", "jpg": "jpeg"]
+        let names = ["png": "png", "webp": "webp", "jpeg": "jpeg", "jpg": "jpeg", "avif": "avif", "heic": "heic", "heif": "heic", "gif": "gif"]
         let name: String
         if let format {
             guard let known = names[format.lowercased()] else {
-                throw Failure("--to: unknown format '\(format)'; expected png, webp or jpeg", usage: true)
+                throw Failure("--to: unknown format '\(format)'; expected png, webp, jpeg, avif, heic or gif", usage: true)
             }
             name = known
         } else {
             guard let known = names[output.pathExtension.lowercased()] else {
                 let found = output.pathExtension.isEmpty ? "has no extension" : "ends in '.\(output.pathExtension)'"
-                throw Failure("OUT '\(output.relativePath)' \(found); expected .png, .webp, .jpg or .jpeg, or give --to png|webp|jpeg", usage: true)
+                throw Failure("OUT '\(output.relativePath)' \(found); expected .png, .webp, .jpg, .jpeg, .avif, .heic or .gif, or give --to png|webp|jpeg|avif|heic|gif", usage: true)
             }
             name = known
         }
@@ -99,12 +111,31 @@ package struct ImageFileTranscode: Sendable {
             throw Failure("--progressive applies only to JPEG output; found --to \(name)", usage: true)
         }
         if lossless, name != "webp" {
-            throw Failure("--lossless applies only to WebP output; \(name == "png" ? "PNG is always lossless" : "JPEG is always lossy")", usage: true)
+            let why = switch name {
+            case "png": "PNG is always lossless"
+            case "gif": "GIF is always palette-based"
+            default: "\(name.uppercased()) is always lossy"
+            }
+            throw Failure("--lossless applies only to WebP output; \(why)", usage: true)
+        }
+        if let speed, name != "avif" {
+            throw Failure("--speed \(speed) applies only to AVIF output; found --to \(name)", usage: true)
         }
         switch name {
-        case "png":
-            if quality != nil { throw Failure("--quality applies only to WebP and JPEG output; PNG is lossless", usage: true) }
-            target = .png
+        case "png", "gif":
+            if quality != nil {
+                throw Failure("--quality applies only to WebP, JPEG, AVIF and HEIC output; \(name == "png" ? "PNG is lossless" : "GIF has no quality setting")", usage: true)
+            }
+            target = name == "png" ? .png : .gif
+        case "avif", "heic":
+            if let quality, !(0...100).contains(quality) {
+                throw Failure("--quality \(quality) is out of range; expected an integer from 0 to 100", usage: true)
+            }
+            if let speed, !(0...10).contains(speed) {
+                throw Failure("--speed \(speed) is out of range; expected an integer from 0 (slowest) to 10 (fastest)", usage: true)
+            }
+            let quality = quality ?? Self.defaultAVIFQuality
+            target = name == "avif" ? .avif(quality: quality, speed: speed ?? Self.defaultAVIFSpeed) : .heic(quality: quality)
         case "jpeg":
             if let quality, !(1...100).contains(quality) {
                 throw Failure("--quality \(quality) is out of range for JPEG; expected an integer from 1 to 100", usage: true)
@@ -139,8 +170,6 @@ package struct ImageFileTranscode: Sendable {
         let image: RGBAImage
         do {
             image = try RGBAImage(decoding: data)
-        } catch let error as ImageError where error.code == .unsupportedFormat {
-            throw Failure("IN '\(input.relativePath)' is not supported: \(error)")
         } catch {
             throw Failure("IN '\(input.relativePath)' cannot be decoded: \(error)")
         }

@@ -12,22 +12,49 @@ public enum ImageKind: String, Sendable, Hashable, CaseIterable {
     case webp
     /// JPEG: `FF D8 FF`.
     case jpeg
-    /// GIF: `GIF87a` or `GIF89a`. Recognised, not decoded.
+    /// GIF: `GIF87a` or `GIF89a`.
     case gif
+    /// AVIF: an ISOBMFF `ftyp` box whose major brand is `avif` or `avis`, or whose major brand is
+    /// `mif1`/`msf1` with `avif` or `avis` among its compatible brands.
+    case avif
+    /// HEIC: an ISOBMFF `ftyp` box whose major brand is `heic`, `heix`, `heim`, `heis`, `hevc` or
+    /// `hevx`, or `mif1`/`msf1` with one of those among its compatible brands.
+    case heic
 
     /// Recognises the format of image bytes from their first bytes.
-    /// - Parameter data: The bytes, from their start; 12 are enough.
+    /// - Parameter data: The bytes, from their start; 12 are enough for PNG, WebP, JPEG and GIF,
+    ///   an ISOBMFF file (AVIF, HEIC) needs its whole `ftyp` box (up to 64 bytes are read).
     /// - Returns: The format, or `nil` when the bytes match no known signature.
     public static func detect(_ data: Data) -> ImageKind? {
-        detect(bytes: data.prefix(12))
+        detect(bytes: data.prefix(64))
     }
 
     static func detect(bytes: some Collection<UInt8>) -> ImageKind? {
-        let head = Array(bytes.prefix(12))
+        let head = Array(bytes.prefix(64))
         if head.starts(with: pngSignature) { return .png }
         if head.count >= 12, head[0..<4].elementsEqual(riff), head[8..<12].elementsEqual(webpTag) { return .webp }
         if head.starts(with: jpegSignature) { return .jpeg }
         if head.starts(with: Array("GIF87a".utf8)) || head.starts(with: Array("GIF89a".utf8)) { return .gif }
+        return isobmffKind(head)
+    }
+
+    private static let avifBrands: Set<String> = ["avif", "avis"]
+    private static let heicBrands: Set<String> = ["heic", "heix", "heim", "heis", "hevc", "hevx"]
+    private static let genericBrands: Set<String> = ["mif1", "msf1"]
+
+    /// AVIF or HEIC from an ISOBMFF `ftyp` box: size (4), `ftyp`, major brand (4), minor
+    /// version (4), compatible brands (4 each) to the box's end.
+    private static func isobmffKind(_ head: [UInt8]) -> ImageKind? {
+        guard head.count >= 12, head[4..<8].elementsEqual(Array("ftyp".utf8)) else { return nil }
+        let size = Int(head[0]) << 24 | Int(head[1]) << 16 | Int(head[2]) << 8 | Int(head[3])
+        let brand = { (offset: Int) in String(decoding: head[offset..<offset + 4], as: UTF8.self) }
+        let major = brand(8)
+        if avifBrands.contains(major) { return .avif }
+        if heicBrands.contains(major) { return .heic }
+        guard genericBrands.contains(major) else { return nil }
+        let compatible = stride(from: 16, to: min(max(size, 16), head.count) - 3, by: 4).map(brand)
+        if compatible.contains(where: avifBrands.contains) { return .avif }
+        if compatible.contains(where: heicBrands.contains) { return .heic }
         return nil
     }
 
@@ -55,6 +82,8 @@ public enum ImageKind: String, Sendable, Hashable, CaseIterable {
         case .webp: "image/webp"
         case .jpeg: "image/jpeg"
         case .gif: "image/gif"
+        case .avif: "image/avif"
+        case .heic: "image/heic"
         }
     }
 
@@ -65,16 +94,20 @@ public enum ImageKind: String, Sendable, Hashable, CaseIterable {
         case .webp: "webp"
         case .jpeg: "jpg"
         case .gif: "gif"
+        case .avif: "avif"
+        case .heic: "heic"
         }
     }
 
-    /// The format's name as people write it: PNG, WebP, JPEG, GIF.
+    /// The format's name as people write it: PNG, WebP, JPEG, GIF, AVIF, HEIC.
     var name: String {
         switch self {
         case .png: "PNG"
         case .webp: "WebP"
         case .jpeg: "JPEG"
         case .gif: "GIF"
+        case .avif: "AVIF"
+        case .heic: "HEIC"
         }
     }
 

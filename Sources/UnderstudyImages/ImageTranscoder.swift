@@ -101,13 +101,13 @@ public final class ImageTranscoder: Sendable {
         state.withLock { $0.cache.removeAll() }
     }
 
-    /// Transcodes PNG, WebP or JPEG bytes, from the cache when it can.
+    /// Transcodes PNG, WebP, JPEG, GIF, AVIF or HEIC bytes, from the cache when it can.
     ///
     /// ```swift
     /// let thumbnail = try await transcoder.transcode(photo, to: .webp(quality: 80), resize: ImageResize(width: 320))
     /// ```
     /// - Parameters:
-    ///   - data: A PNG, WebP or JPEG image (an animated WebP gives its first frame).
+    ///   - data: A PNG, WebP, JPEG, GIF, AVIF or HEIC image (an animation gives its first frame).
     ///   - target: The encoding wanted.
     ///   - resize: A size to scale to first, if any; the result must be within ``pixelLimit``.
     ///   - damage: A defect to put into the encoded bytes, if any (see ``ImageDamage``).
@@ -121,11 +121,11 @@ public final class ImageTranscoder: Sendable {
         }
     }
 
-    /// Transcodes PNG, WebP or JPEG bytes, from the cache when it can, on the calling thread.
+    /// Transcodes PNG, WebP, JPEG, GIF, AVIF or HEIC bytes, from the cache when it can, on the calling thread.
     /// Unlike ``transcode(_:to:resize:damage:)`` it does not wait for the same work under way
     /// elsewhere.
     /// - Parameters:
-    ///   - data: A PNG, WebP or JPEG image.
+    ///   - data: A PNG, WebP, JPEG, GIF, AVIF or HEIC image.
     ///   - target: The encoding wanted.
     ///   - resize: A size to scale to first, if any.
     ///   - damage: A defect to put into the encoded bytes, if any.
@@ -141,7 +141,8 @@ public final class ImageTranscoder: Sendable {
     /// Produces an image source in an encoding: transcodes a file or data, or draws and encodes
     /// a generated image or animation (cached by its description).
     ///
-    /// An animation becomes an animated WebP for a WebP target, its first frame for PNG or JPEG.
+    /// An animation becomes an animated WebP, AVIF sequence or GIF (each looping) for a WebP,
+    /// AVIF or GIF target, its first frame for PNG, JPEG or HEIC.
     ///
     /// ```swift
     /// let png = try await transcoder.render(.generated(width: 64, height: 64, pattern: .gradient), as: .png)
@@ -313,17 +314,15 @@ public final class ImageTranscoder: Sendable {
     ) throws -> Data {
         state.withLock { $0.statistics.generations += 1 }
         var frames: [RGBAImage]
-        var animation: (frameDuration: Duration, lossless: Bool, quality: Int)?
+        var animation: Duration?
         switch source {
         case .generated(let width, let height, let pattern):
             frames = [try ImageGenerator.generate(width: width, height: height, pattern: pattern, pixelLimit: pixelLimit)]
         case .animated(let width, let height, let pattern, let count, let frameDuration):
             switch target {
-            case .webp(let quality):
-                animation = (frameDuration, false, quality)
-            case .webpLossless:
-                animation = (frameDuration, true, 75)
-            case .png, .jpeg, .jpegProgressive:
+            case .webp, .webpLossless, .avif, .gif:
+                animation = frameDuration
+            case .png, .jpeg, .jpegProgressive, .heic:
                 break  // the first frame only
             }
             frames = animation == nil
@@ -338,10 +337,17 @@ public final class ImageTranscoder: Sendable {
         }
         state.withLock { $0.statistics.encodes += 1 }
         let encoded: Data
-        if let animation {
-            encoded = try WebPCodec.encodeAnimation(
-                frames, frameDuration: animation.frameDuration, lossless: animation.lossless, quality: animation.quality
-            )
+        if let frameDuration = animation {
+            switch target {
+            case .webp(let quality):
+                encoded = try WebPCodec.encodeAnimation(frames, frameDuration: frameDuration, lossless: false, quality: quality)
+            case .webpLossless:
+                encoded = try WebPCodec.encodeAnimation(frames, frameDuration: frameDuration, lossless: true, quality: 75)
+            case .avif(let quality, let speed):
+                encoded = try AVIFCodec.encodeAnimation(frames, frameDuration: frameDuration, quality: quality, speed: speed)
+            default:
+                encoded = try GIFCodec.encodeAnimation(frames, frameDuration: frameDuration)
+            }
         } else {
             encoded = try frames[0].encoded(as: target)
         }

@@ -1,7 +1,8 @@
 import Foundation
 
 extension RGBAImage {
-    /// Decodes PNG, WebP or JPEG bytes; the format is recognised from the signature.
+    /// Decodes PNG, WebP, JPEG, GIF, AVIF or HEIC bytes; the format is recognised from the
+    /// signature.
     ///
     /// PNG: every colour type and bit depth, palettes with transparency, Adam7 interlacing;
     /// 16-bit samples are rounded to 8 bits, and gamma chunks are ignored (samples are taken as
@@ -9,7 +10,10 @@ extension RGBAImage {
     /// on the canvas. JPEG: baseline and progressive, greyscale, YCbCr, RGB and (Adobe) CMYK,
     /// with libjpeg's accurate DCT and smooth chroma upsampling; colour profiles are ignored.
     /// A JPEG that ends early, or whose compressed data is damaged, is an error (libjpeg itself
-    /// would fill the rest with grey and carry on).
+    /// would fill the rest with grey and carry on). GIF: the first frame as a viewer shows it
+    /// (the screen starts transparent). AVIF: the first image (of a sequence, the first frame),
+    /// 8, 10 or 12 bits a sample, with alpha, converted to 8-bit RGBA by libavif. HEIC: the
+    /// primary image, with its alpha image where there is one.
     ///
     /// ```swift
     /// let image = try RGBAImage(decoding: try Data(contentsOf: url))
@@ -17,8 +21,8 @@ extension RGBAImage {
     /// - Parameters:
     ///   - data: The encoded image.
     ///   - pixelLimit: The most pixels to accept, checked on the header before any allocation.
-    /// - Throws: ``ImageError``: `.notAnImage`, `.unsupportedFormat` (GIF), `.truncated`,
-    ///   `.corrupt`, `.tooLarge`, `.invalidDimensions`.
+    /// - Throws: ``ImageError``: `.notAnImage`, `.truncated`, `.corrupt`, `.tooLarge`,
+    ///   `.invalidDimensions`.
     public init(decoding data: Data, pixelLimit: Int = RGBAImage.defaultPixelLimit) throws {
         switch ImageKind.detect(data) {
         case .png:
@@ -27,8 +31,12 @@ extension RGBAImage {
             self = try WebPCodec.decode(data, pixelLimit: pixelLimit)
         case .jpeg:
             self = try JPEGCodec.decode(data, pixelLimit: pixelLimit)
-        case .some(let kind):
-            throw ImageError.unsupported(kind)
+        case .gif:
+            self = try GIFCodec.decode(data, pixelLimit: pixelLimit)
+        case .avif:
+            self = try AVIFCodec.decode(data, pixelLimit: pixelLimit)
+        case .heic:
+            self = try HEIFCodec.decode(data, pixelLimit: pixelLimit)
         case nil:
             if let kind = ImageKind.truncatedSignature(data) {
                 throw ImageError.truncated(kind.name, byteCount: data.count)
@@ -70,8 +78,57 @@ extension RGBAImage {
         try JPEGCodec.encode(self, quality: quality, progressive: progressive)
     }
 
+    /// Decodes every frame of an animated GIF or an AVIF sequence, each as a viewer shows it
+    /// (GIF disposal and transparency applied); any other image gives its one image (an
+    /// animated WebP its first frame).
+    ///
+    /// ```swift
+    /// let frames = try RGBAImage.frames(decoding: gifBytes)
+    /// ```
+    /// - Parameters:
+    ///   - data: The encoded image.
+    ///   - pixelLimit: The most pixels all frames together may have, checked before each frame
+    ///     is allocated.
+    /// - Throws: ``ImageError`` as ``init(decoding:pixelLimit:)``.
+    public static func frames(decoding data: Data, pixelLimit: Int = RGBAImage.defaultPixelLimit) throws -> [RGBAImage] {
+        switch ImageKind.detect(data) {
+        case .gif: try GIFCodec.decodeAnimation(data, pixelLimit: pixelLimit).frames
+        case .avif: try AVIFCodec.decodeFrames(data, pixelLimit: pixelLimit)
+        default: [try RGBAImage(decoding: data, pixelLimit: pixelLimit)]
+        }
+    }
+
+    /// Encodes the image as AVIF with libavif (the AV1 encoder it was built with, libaom on
+    /// Debian): 8-bit YUV 4:2:0, full range, BT.601 matrix; alpha as its own AV1 image unless
+    /// every pixel is opaque.
+    /// - Parameters:
+    ///   - quality: 0 (smallest) to 100 (lossless colour); values outside are clamped.
+    ///   - speed: the encoder's speed, 0 (slowest, smallest) to 10 (fastest); clamped.
+    /// - Throws: ``ImageError`` with code `.encodingFailed`.
+    public func avifData(quality: Int = 60, speed: Int = 8) throws -> Data {
+        try AVIFCodec.encode(self, quality: quality, speed: speed)
+    }
+
+    /// Encodes the image as HEIC with libheif (HEVC through x265 on Debian), with an alpha
+    /// image unless every pixel is opaque.
+    /// - Parameter quality: 0 (smallest) to 100 (best); values outside are clamped.
+    /// - Throws: ``ImageError`` with code `.encodingFailed` (also when libheif has no HEVC encoder).
+    public func heicData(quality: Int = 60) throws -> Data {
+        try HEIFCodec.encode(self, quality: quality)
+    }
+
+    /// Encodes the image as GIF89a with giflib. The palette is chosen from the image: its own
+    /// colours when it has at most 256 (255 with transparency), otherwise median cut on a
+    /// 5-bit-a-channel histogram, each entry the mean of its pixels, without dithering. Pixels
+    /// with alpha 0 become transparent; any other alpha is dropped.
+    /// - Throws: ``ImageError``: `.invalidDimensions` beyond 65535 pixels a side, `.encodingFailed`.
+    public func gifData() throws -> Data {
+        try GIFCodec.encode(self)
+    }
+
     /// Encodes the image for a transcode target.
-    /// - Parameter target: PNG, lossy or lossless WebP, baseline or progressive JPEG.
+    /// - Parameter target: PNG, lossy or lossless WebP, baseline or progressive JPEG, AVIF, HEIC
+    ///   or GIF.
     /// - Throws: ``ImageError``.
     public func encoded(as target: TranscodeTarget) throws -> Data {
         switch target {
@@ -80,6 +137,9 @@ extension RGBAImage {
         case .webpLossless: try webPLosslessData()
         case .jpeg(let quality): try jpegData(quality: quality)
         case .jpegProgressive(let quality): try jpegData(quality: quality, progressive: true)
+        case .avif(let quality, let speed): try avifData(quality: quality, speed: speed)
+        case .heic(let quality): try heicData(quality: quality)
+        case .gif: try gifData()
         }
     }
 }

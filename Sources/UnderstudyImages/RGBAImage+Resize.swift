@@ -76,14 +76,35 @@ struct NativeARGBImage {
         case .png: decoded = try PNGCodec.decode(data, pixelLimit: pixelLimit, nativeARGB: true)
         case .webp: decoded = try WebPCodec.decode(data, pixelLimit: pixelLimit, nativeARGB: true)
         case .jpeg: decoded = try JPEGCodec.decode(data, pixelLimit: pixelLimit, nativeARGB: true)
-        default:
-            // Neither: the RGBA decoder throws the error that says why (GIF, truncated, not an image).
+        case .gif, .avif, .heic:
+            // Their decoders give RGBA only: one pass to libwebp's order.
+            decoded = Self.swizzled(try RGBAImage(decoding: data, pixelLimit: pixelLimit))
+        case nil:
+            // The RGBA decoder throws the error that says why (truncated, not an image).
             _ = try RGBAImage(decoding: data, pixelLimit: pixelLimit)
             throw ImageError.notAnImage(data)
         }
         width = decoded.width
         height = decoded.height
         pixels = decoded.pixels
+    }
+
+    /// RGBA bytes as ARGB words in the machine's byte order.
+    private static func swizzled(_ image: RGBAImage) -> RGBAImage {
+        var pixels = image.pixels
+        if UInt32(1).littleEndian == 1 {
+            pixels.withUnsafeMutableBufferPointer { buffer in
+                for offset in stride(from: 0, to: buffer.count, by: 4) { buffer.swapAt(offset, offset + 2) }  // B G R A
+            }
+        } else {
+            pixels.withUnsafeMutableBufferPointer { buffer in
+                for offset in stride(from: 0, to: buffer.count, by: 4) {
+                    let (r, g, b, a) = (buffer[offset], buffer[offset + 1], buffer[offset + 2], buffer[offset + 3])
+                    (buffer[offset], buffer[offset + 1], buffer[offset + 2], buffer[offset + 3]) = (a, r, g, b)
+                }
+            }
+        }
+        return RGBAImage(unchecked: image.width, image.height, pixels)
     }
 
     /// The image resized as ``RGBAImage/resized(_:pixelLimit:)`` does, as RGBA. The pixels are

@@ -70,22 +70,22 @@ final class ImageErrorTests: XCTestCase {
         })
         let prefix = random.prefix(8).map { String(format: "%02X", $0) }.joined(separator: " ")
         assertDecodingFails(random, .notAnImage,
-                            "not an image: the data (100 bytes) starts with \(prefix), which is not the signature of PNG, WebP, JPEG or GIF")
+                            "not an image: the data (100 bytes) starts with \(prefix), which is not the signature of PNG, WebP, JPEG, GIF, AVIF or HEIC")
     }
 
     func testWrongMagic() {
         assertDecodingFails(Data("<!DOCTYPE html><html>".utf8), .notAnImage,
-                            "not an image: the data (21 bytes) starts with 3C 21 44 4F 43 54 59 50, which is not the signature of PNG, WebP, JPEG or GIF")
+                            "not an image: the data (21 bytes) starts with 3C 21 44 4F 43 54 59 50, which is not the signature of PNG, WebP, JPEG, GIF, AVIF or HEIC")
         assertDecodingFails(Data("RIFF\0\0\0\0WAVEfmt ".utf8), .notAnImage,
-                            "not an image: the data (16 bytes) starts with 52 49 46 46 00 00 00 00, which is not the signature of PNG, WebP, JPEG or GIF")
+                            "not an image: the data (16 bytes) starts with 52 49 46 46 00 00 00 00, which is not the signature of PNG, WebP, JPEG, GIF, AVIF or HEIC")
         assertDecodingFails(Data(), .notAnImage, "not an image: the data is empty")
     }
 
-    func testGIFIsRecognisedButNotDecodedAndAJPEGHeadIsTruncated() {
+    func testAGIFHeadAndAJPEGHeadAreTruncated() {
         assertDecodingFails(Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10]), .truncated,
                             "truncated JPEG: the data ends after 6 bytes, before the image is complete")
-        assertDecodingFails(Data("GIF89a\u{1}\0\u{1}\0".utf8), .unsupportedFormat,
-                            "GIF decoding is not supported; only PNG, WebP and JPEG images can be decoded or transcoded (convert the image to one of them)")
+        assertDecodingFails(Data("GIF89a\u{1}\0\u{1}\0".utf8), .truncated,
+                            "truncated GIF: the data ends after 10 bytes, before the image is complete (giflib: No screen descriptor detected, 104)")
     }
 
     // MARK: Corrupt

@@ -20,6 +20,9 @@ final class ImageDemoStubsTests: XCTestCase {
             ("photo.png", try ImageGenerator.photoLike(width: 160, height: 120, seed: 11), { try $0.pngData() }, true),
             ("badge.png", try ImageGenerator.photoLike(width: 96, height: 96, seed: 3, opaque: false), { try $0.pngData() }, true),
             ("photo.jpg", try ImageGenerator.photoLike(width: 400, height: 300, seed: 13), { try $0.jpegData(quality: 85) }, false),
+            ("photo.avif", try ImageGenerator.photoLike(width: 320, height: 240, seed: 17, opaque: false), { try $0.avifData(quality: 60, speed: 6) }, false),
+            ("photo.heic", try ImageGenerator.photoLike(width: 320, height: 240, seed: 19), { try $0.heicData(quality: 60) }, false),
+            ("photo.gif", try ImageGenerator.photoLike(width: 160, height: 120, seed: 23), { try $0.gifData() }, false),
         ]
     }
 
@@ -126,6 +129,37 @@ final class ImageDemoStubsTests: XCTestCase {
             Expectation(url: "http://localhost/damaged/garbage-tail.jpg", stub: "damaged-tail", contentType: "image/jpeg") {
                 XCTAssertEqual($0.body.prefix(photoJPEG.count), photoJPEG)
                 XCTAssertEqual($0.body.count, photoJPEG.count + 1024)
+            },
+            Expectation(url: "http://localhost/images/photo.avif", stub: "canned-avif", contentType: "image/avif") {
+                XCTAssertEqual(try size($0), "320x240")
+            },
+            Expectation(url: "http://localhost/images/photo.heic", stub: "canned-heic", contentType: "image/heic") {
+                XCTAssertEqual(try size($0), "320x240")
+            },
+            Expectation(url: "http://localhost/images/photo.gif", stub: "canned-gif", contentType: "image/gif") {
+                XCTAssertEqual(try size($0), "160x120")
+            },
+            Expectation(url: "http://localhost/formats/photo.avif", stub: "png-as-avif", contentType: "image/avif") {
+                XCTAssertEqual($0.body, try RGBAImage(decoding: photoPNG).avifData(quality: 60, speed: 8))
+            },
+            Expectation(url: "http://localhost/formats/photo.heic", stub: "png-as-heic", contentType: "image/heic") {
+                XCTAssertEqual($0.body, try RGBAImage(decoding: photoPNG).heicData(quality: 50))
+            },
+            Expectation(url: "http://localhost/formats/photo.gif", stub: "jpeg-as-gif", contentType: "image/gif") {
+                XCTAssertEqual(try size($0), "400x300")
+            },
+            Expectation(url: "http://localhost/animated/spinner.avif", stub: "animated-avif", contentType: "image/avif") {
+                XCTAssertEqual(try RGBAImage.frames(decoding: $0.body).count, 8)
+            },
+            Expectation(url: "http://localhost/animated/spinner.gif", stub: "animated-gif", contentType: "image/gif") {
+                XCTAssertEqual(try RGBAImage.frames(decoding: $0.body), try ImageGenerator.frames(width: 96, height: 96, pattern: .checkerboard, count: 8))
+            },
+            Expectation(url: "http://localhost/formats/negotiated", accept: chromium, stub: "negotiated-every-format", contentType: "image/avif"),
+            Expectation(url: "http://localhost/formats/negotiated", accept: "image/webp,image/avif,image/jxl,image/heic,image/heic-sequence,video/*;q=0.8,image/png,image/svg+xml,image/*;q=0.8,*/*;q=0.5",
+                        stub: "negotiated-every-format", contentType: "image/heic"),
+            Expectation(url: "http://localhost/formats/negotiated", accept: "image/png", stub: "negotiated-every-format", contentType: "image/png"),
+            Expectation(url: "http://localhost/damaged/bad-checksum.avif", stub: "damaged-avif", contentType: "image/avif") {
+                XCTAssertThrowsError(try RGBAImage(decoding: $0.body))
             },
             Expectation(url: "http://localhost/old.png", stub: "redirect", status: 301) {
                 XCTAssertEqual($0.headers["Location"], "/images/photo.png")

@@ -39,7 +39,7 @@ final class ImageResponseTests: XCTestCase {
         XCTAssertEqual(cut?.0.headers["X-Understudy-Stub"], "cut")
 
         let text = await failure(stubs, "http://img.test/text")
-        XCTAssertEqual(text?.1, "cannot serve image data (5 bytes) as PNG: not an image: the data (5 bytes) starts with 68 65 6C 6C 6F, which is not the signature of PNG, WebP, JPEG or GIF")
+        XCTAssertEqual(text?.1, "cannot serve image data (5 bytes) as PNG: not an image: the data (5 bytes) starts with 68 65 6C 6C 6F, which is not the signature of PNG, WebP, JPEG, GIF, AVIF or HEIC")
         let missing = await failure(stubs, "http://img.test/missing")
         XCTAssertEqual(missing?.1, "cannot serve image file /nonexistent/a.png as PNG: cannot read image file /nonexistent/a.png: no such file")
     }
@@ -91,7 +91,7 @@ final class ImageResponseTests: XCTestCase {
         stubs.stub(.any, response: .text("plain words").transcoded(to: .png))
         let result = await failure(stubs, "http://img.test/a")
         XCTAssertEqual(result?.0.status, 500)
-        XCTAssertEqual(result?.1, "cannot transcode the body (11 bytes) to PNG: it is not an image; expected PNG, WebP or JPEG bytes")
+        XCTAssertEqual(result?.1, "cannot transcode the body (11 bytes) to PNG: it is not an image; expected PNG, WebP, JPEG, GIF, AVIF or HEIC bytes")
     }
 
     func testOriginalContentTypeComesFromTheBytes() async throws {

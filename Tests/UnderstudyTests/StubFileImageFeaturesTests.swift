@@ -264,7 +264,7 @@ final class StubFileImageFeaturesTests: XCTestCase {
               - response:
                   image: { file: images/g.png, as: png, formats: [webp] }
               - response:
-                  image: { file: images/g.png, as: negotiate, formats: [webp, gif, webp] }
+                  image: { file: images/g.png, as: negotiate, formats: [webp, jxl, webp] }
               - response:
                   image: { file: images/g.png, as: negotiate, formats: [] }
               - response:
@@ -287,9 +287,9 @@ final class StubFileImageFeaturesTests: XCTestCase {
                   image: { generate: { width: 4000, height: 4000, frames: 5 } }
             """, [
             "Stubs/a.yaml:3: stubs[0].response.image.formats: formats applies only to as: negotiate; found as: png",
-            "Stubs/a.yaml:5: stubs[1].response.image.formats[1]: unknown format 'gif'; expected one of webp, png, jpeg",
+            "Stubs/a.yaml:5: stubs[1].response.image.formats[1]: unknown format 'jxl'; expected one of webp, png, jpeg, avif, heic, gif",
             "Stubs/a.yaml:5: stubs[1].response.image.formats[2]: format 'webp' is listed twice; expected each format once",
-            "Stubs/a.yaml:7: stubs[2].response.image.formats: the list is empty; expected a list of webp, png, jpeg",
+            "Stubs/a.yaml:7: stubs[2].response.image.formats: the list is empty; expected a list of webp, png, jpeg, avif, heic, gif",
             "Stubs/a.yaml:9: stubs[3].response.image.resize: missing 'width' and 'height'; expected at least one of them",
             "Stubs/a.yaml:11: stubs[4].response.image.resize.width: found '{w}'; expected a positive integer or '{query.NAME}', like '{query.w}'",
             "Stubs/a.yaml:11: stubs[4].response.image.resize.height: expected a positive integer or '{query.NAME}', found integer 0",

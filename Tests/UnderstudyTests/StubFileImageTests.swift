@@ -125,8 +125,8 @@ final class StubFileImageTests: XCTestCase {
 
     func testUnknownImageFormat() throws {
         _ = try writeImages()
-        try assertIssues("stubs:\n  - response:\n      image: { file: images/g.png, as: avif }\n", [
-            "Stubs/a.yaml:3: stubs[0].response.image.as: unknown image format 'avif'; expected one of png, webp, webp-lossless, jpeg, jpeg-progressive, original, negotiate",
+        try assertIssues("stubs:\n  - response:\n      image: { file: images/g.png, as: jxl }\n", [
+            "Stubs/a.yaml:3: stubs[0].response.image.as: unknown image format 'jxl'; expected one of png, webp, webp-lossless, jpeg, jpeg-progressive, avif, heic, gif, original, negotiate",
         ])
     }
 
@@ -142,7 +142,7 @@ final class StubFileImageTests: XCTestCase {
                   image: { file: images/g.png, as: webp, quality: high }
             """, [
             "Stubs/a.yaml:3: stubs[0].response.image.quality: quality 101 is out of range; expected an integer from 0 to 100",
-            "Stubs/a.yaml:5: stubs[1].response.image.quality: quality applies only to as: webp, jpeg or jpeg-progressive; found as: png",
+            "Stubs/a.yaml:5: stubs[1].response.image.quality: quality applies only to as: webp, jpeg, jpeg-progressive, avif or heic; found as: png",
             "Stubs/a.yaml:7: stubs[2].response.image.quality: expected an integer from 0 to 100, found string 'high'",
         ])
     }
@@ -209,7 +209,7 @@ final class StubFileImageTests: XCTestCase {
             "Stubs/a.yaml:3: stubs[0].response.image: missing the image source; expected 'file' (a path) or 'generate' ({width, height, pattern})",
             "Stubs/a.yaml:5: stubs[1].response.image.generate: found both 'file' and 'generate'; expected exactly one of them",
             "Stubs/a.yaml:7: stubs[2].response.image: expected {file: path, as: format} or {generate: {width, height, pattern}, as: format}, found string 'images/g.png'",
-            "Stubs/a.yaml:9: stubs[3].response.image.size: unknown key 'size'; expected one of file, generate, as, quality, formats, resize, damage",
+            "Stubs/a.yaml:9: stubs[3].response.image.size: unknown key 'size'; expected one of file, generate, as, quality, speed, formats, resize, damage",
         ])
     }
 
@@ -232,7 +232,7 @@ final class StubFileImageTests: XCTestCase {
                   image: { file: images/missing.png }
             """, [
             "Stubs/a.yaml:3: stubs[0].response.image.file: cannot use image file 'images/cut.png': truncated PNG: the data ends after 60 bytes, before the image is complete",
-            "Stubs/a.yaml:5: stubs[1].response.image.file: cannot use image file 'images/notes.png': not an image: the data (12 bytes) starts with 68 65 6C 6C 6F 2C 20 77, which is not the signature of PNG, WebP, JPEG or GIF",
+            "Stubs/a.yaml:5: stubs[1].response.image.file: cannot use image file 'images/notes.png': not an image: the data (12 bytes) starts with 68 65 6C 6C 6F 2C 20 77, which is not the signature of PNG, WebP, JPEG, GIF, AVIF or HEIC",
             "Stubs/a.yaml:7: stubs[2].response.image.file: cannot use image file 'images/photo.jpg': truncated JPEG: the data ends after 6 bytes, before the image is complete",
             "Stubs/a.yaml:11: stubs[4].response.image.file: file 'images/missing.png' does not exist; expected a file at Stubs/images/missing.png",
         ])
@@ -243,7 +243,7 @@ final class StubFileImageTests: XCTestCase {
         try sandbox.write("notes.txt", "just text")
         try assertIssues("""
             stubs:
-              - response: { file: images/g.png, transcode: gif }
+              - response: { file: images/g.png, transcode: jxl }
               - response: { body: hello, transcode: png }
               - response: { file: notes.txt, transcode: webp }
               - response: { base64: "aGVsbG8=", transcode: png }
@@ -251,10 +251,10 @@ final class StubFileImageTests: XCTestCase {
               - response: { status: 204, transcode: png }
               - response: { redirect: /b.png, transcode: png }
             """, [
-            "Stubs/a.yaml:2: stubs[0].response.transcode: unknown transcode format 'gif'; expected one of png, webp, webp-lossless, jpeg, jpeg-progressive, negotiate",
+            "Stubs/a.yaml:2: stubs[0].response.transcode: unknown transcode format 'jxl'; expected one of png, webp, webp-lossless, jpeg, jpeg-progressive, avif, heic, gif, negotiate",
             "Stubs/a.yaml:3: stubs[1].response.transcode: transcode needs an image body; found 'body', expected one of file, base64, forward",
-            "Stubs/a.yaml:4: stubs[2].response.transcode: cannot transcode file 'notes.txt': not an image: the data (9 bytes) starts with 6A 75 73 74 20 74 65 78, which is not the signature of PNG, WebP, JPEG or GIF",
-            "Stubs/a.yaml:5: stubs[3].response.transcode: cannot transcode the base64 body: not an image: the data (5 bytes) starts with 68 65 6C 6C 6F, which is not the signature of PNG, WebP, JPEG or GIF",
+            "Stubs/a.yaml:4: stubs[2].response.transcode: cannot transcode file 'notes.txt': not an image: the data (9 bytes) starts with 6A 75 73 74 20 74 65 78, which is not the signature of PNG, WebP, JPEG, GIF, AVIF or HEIC",
+            "Stubs/a.yaml:5: stubs[3].response.transcode: cannot transcode the base64 body: not an image: the data (5 bytes) starts with 68 65 6C 6C 6F, which is not the signature of PNG, WebP, JPEG, GIF, AVIF or HEIC",
             "Stubs/a.yaml:6: stubs[4].response.transcode: transcode does not combine with 'image'; expected image.as to choose the format",
             "Stubs/a.yaml:7: stubs[5].response.transcode: transcode needs an image body; expected one of file, base64, forward beside it",
             "Stubs/a.yaml:8: stubs[6].response.transcode: transcode needs an image body; found 'redirect', expected one of file, base64, forward",

@@ -31,9 +31,12 @@ final class TranscodeCommandTests: XCTestCase {
     }
 
     private func job(
-        _ input: String, _ output: String, to format: String? = nil, quality: Int? = nil, lossless: Bool = false, progressive: Bool = false
+        _ input: String, _ output: String, to format: String? = nil, quality: Int? = nil, lossless: Bool = false, progressive: Bool = false,
+        speed: Int? = nil
     ) throws -> ImageFileTranscode {
-        try ImageFileTranscode(input: file(input), output: file(output), format: format, quality: quality, lossless: lossless, progressive: progressive)
+        try ImageFileTranscode(
+            input: file(input), output: file(output), format: format, quality: quality, lossless: lossless, progressive: progressive, speed: speed
+        )
     }
 
     private func failure(_ body: () throws -> Any) -> String? {
@@ -90,11 +93,11 @@ final class TranscodeCommandTests: XCTestCase {
     }
 
     func testUsageErrorsNameTheFlag() {
-        XCTAssertEqual(failure { try self.job("in.png", "out.gif") },
-                       "OUT 'out.gif' ends in '.gif'; expected .png, .webp, .jpg or .jpeg, or give --to png|webp|jpeg")
+        XCTAssertEqual(failure { try self.job("in.png", "out.bmp") },
+                       "OUT 'out.bmp' ends in '.bmp'; expected .png, .webp, .jpg, .jpeg, .avif, .heic or .gif, or give --to png|webp|jpeg|avif|heic|gif")
         XCTAssertEqual(failure { try self.job("in.png", "out") },
-                       "OUT 'out' has no extension; expected .png, .webp, .jpg or .jpeg, or give --to png|webp|jpeg")
-        XCTAssertEqual(failure { try self.job("in.png", "out.png", to: "gif") }, "--to: unknown format 'gif'; expected png, webp or jpeg")
+                       "OUT 'out' has no extension; expected .png, .webp, .jpg, .jpeg, .avif, .heic or .gif, or give --to png|webp|jpeg|avif|heic|gif")
+        XCTAssertEqual(failure { try self.job("in.png", "out.png", to: "jxl") }, "--to: unknown format 'jxl'; expected png, webp, jpeg, avif, heic or gif")
         XCTAssertEqual(failure { try self.job("in.png", "out.jpg", quality: 0) },
                        "--quality 0 is out of range for JPEG; expected an integer from 1 to 100")
         XCTAssertEqual(failure { try self.job("in.png", "out.webp", progressive: true) },
@@ -103,7 +106,7 @@ final class TranscodeCommandTests: XCTestCase {
                        "--lossless applies only to WebP output; JPEG is always lossy")
         XCTAssertEqual(failure { try self.job("in.png", "out.webp", quality: 101) },
                        "--quality 101 is out of range; expected an integer from 0 to 100")
-        XCTAssertEqual(failure { try self.job("in.webp", "out.png", quality: 50) }, "--quality applies only to WebP and JPEG output; PNG is lossless")
+        XCTAssertEqual(failure { try self.job("in.webp", "out.png", quality: 50) }, "--quality applies only to WebP, JPEG, AVIF and HEIC output; PNG is lossless")
         XCTAssertEqual(failure { try self.job("in.webp", "out.png", lossless: true) },
                        "--lossless applies only to WebP output; PNG is always lossless")
         XCTAssertEqual(failure { try self.job("in.png", "out.webp", quality: 50, lossless: true) },
@@ -115,12 +118,36 @@ final class TranscodeCommandTests: XCTestCase {
         XCTAssertEqual(failure { try self.job("cut.png", "out.webp").run() },
                        "IN 'cut.png' cannot be decoded: truncated PNG: the data ends after 70 bytes, before the image is complete")
         XCTAssertEqual(failure { try self.job("notes.png", "out.webp").run() },
-                       "IN 'notes.png' cannot be decoded: not an image: the data (11 bytes) starts with 68 65 6C 6C 6F 20 74 68, which is not the signature of PNG, WebP, JPEG or GIF")
+                       "IN 'notes.png' cannot be decoded: not an image: the data (11 bytes) starts with 68 65 6C 6C 6F 20 74 68, which is not the signature of PNG, WebP, JPEG, GIF, AVIF or HEIC")
         XCTAssertEqual(failure { try self.job("photo.jpg", "out.png").run() },
                        "IN 'photo.jpg' cannot be decoded: truncated JPEG: the data ends after 8 bytes, before the image is complete")
         XCTAssertEqual(failure { try self.job("anim.gif", "out.png").run() },
-                       "IN 'anim.gif' is not supported: GIF decoding is not supported; only PNG, WebP and JPEG images can be decoded or transcoded (convert the image to one of them)")
+                       "IN 'anim.gif' cannot be decoded: truncated GIF: the data ends after 10 bytes, before the image is complete (giflib: No screen descriptor detected, 104)")
         XCTAssertFalse(FileManager.default.fileExists(atPath: file("out.webp").path), "nothing is written on failure")
+    }
+
+    func testAVIFHEICAndGIFOutputAndInput() throws {
+        let source = try ImageGenerator.photoLike(width: 40, height: 30, seed: 2)
+        try source.pngData().write(to: file("photo.png"))
+        let avif = try UnderstudyCommand.Transcode.parse([file("photo.png").path, file("p.avif").path, "--quality", "70", "--speed", "10"])
+        XCTAssertEqual(try avif.job().target, .avif(quality: 70, speed: 10))
+        let report = try avif.job().run()
+        XCTAssertTrue(report.description.hasSuffix("p.avif: AVIF at quality 70, speed 10, 40x30, \(report.outputBytes) bytes (from PNG, \(report.inputBytes) bytes)"), report.description)
+        XCTAssertEqual(try Data(contentsOf: file("p.avif")), try source.avifData(quality: 70, speed: 10))
+        XCTAssertEqual(try UnderstudyCommand.Transcode.parse(["a.png", "b.heic"]).job().target, .heic(quality: 60))
+        XCTAssertEqual(try UnderstudyCommand.Transcode.parse(["a.png", "b.out", "--to", "avif"]).job().target, .avif(quality: 60, speed: 8))
+        XCTAssertEqual(try UnderstudyCommand.Transcode.parse(["a.png", "b.gif"]).job().target, .gif)
+        // AVIF in, HEIC and GIF out, and back.
+        _ = try job("p.avif", "p.heic").run()
+        _ = try job("p.heic", "p.gif").run()
+        _ = try job("p.gif", "back.png").run()
+        let back = try RGBAImage(decoding: Data(contentsOf: file("back.png")))
+        XCTAssertEqual([back.width, back.height], [40, 30])
+        XCTAssertEqual(ImageKind.detect(try Data(contentsOf: file("p.heic"))), .heic)
+        XCTAssertEqual(failure { try self.job("in.png", "out.webp", speed: 5) }, "--speed 5 applies only to AVIF output; found --to webp")
+        XCTAssertEqual(failure { try self.job("in.png", "out.avif", speed: 11) }, "--speed 11 is out of range; expected an integer from 0 (slowest) to 10 (fastest)")
+        XCTAssertEqual(failure { try self.job("in.png", "out.gif", quality: 50) }, "--quality applies only to WebP, JPEG, AVIF and HEIC output; GIF has no quality setting")
+        XCTAssertEqual(failure { try self.job("in.png", "out.heic", lossless: true) }, "--lossless applies only to WebP output; HEIC is always lossy")
     }
 
     func testArgumentParsing() throws {
@@ -132,9 +159,9 @@ final class TranscodeCommandTests: XCTestCase {
         XCTAssertFalse(command.lossless)
         XCTAssertEqual(try command.job().target, .webp(quality: 5))
         XCTAssertEqual(try UnderstudyCommand.Transcode.parse(["a.png", "b.webp", "--lossless"]).job().target, .webpLossless)
-        XCTAssertThrowsError(try UnderstudyCommand.Transcode.parse(["a.webp", "b.gif"])) { error in
+        XCTAssertThrowsError(try UnderstudyCommand.Transcode.parse(["a.webp", "b.bmp"])) { error in
             XCTAssertEqual(UnderstudyCommand.Transcode.message(for: error),
-                           "OUT 'b.gif' ends in '.gif'; expected .png, .webp, .jpg or .jpeg, or give --to png|webp|jpeg")
+                           "OUT 'b.bmp' ends in '.bmp'; expected .png, .webp, .jpg, .jpeg, .avif, .heic or .gif, or give --to png|webp|jpeg|avif|heic|gif")
         }
         let jpeg = try UnderstudyCommand.Transcode.parse(["a.png", "b.out", "--to", "jpeg", "--progressive", "--quality", "70"])
         XCTAssertTrue(jpeg.progressive)

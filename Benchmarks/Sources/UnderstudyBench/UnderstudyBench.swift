@@ -1,6 +1,6 @@
 import Foundation
 
-/// `UnderstudyBench [matching] [images] [tls] [jpeg]`: runs the benchmarks of issues 2, 3, 13 and 16 (all when no
+/// `UnderstudyBench [matching] [images] [tls] [jpeg] [formats]`: runs the benchmarks of issues 2, 3, 13, 16 and 25 (all when no
 /// name is given), prints tables and a PASS/FAIL line per target, and exits 1 when any target
 /// fails. Always build in release mode (`bash Benchmarks/run.sh`).
 ///
@@ -41,6 +41,13 @@ struct UnderstudyBench {
                     throw BenchmarkError("`\(tool)` not found; install the `libjpeg-turbo-progs` and `webp` packages (Benchmarks/run.sh does)")
                 }
                 try await JPEGResizeBenchmark(rounds: rounds(21)).run(into: &report)
+            }
+            if arguments.isEmpty || arguments.contains("formats") {
+                for tool in ["avifenc", "avifdec", "heif-enc", "heif-convert"] where !ExternalCommand.exists(tool) {
+                    throw BenchmarkError("`\(tool)` not found; install the `libavif-bin` and `libheif-examples` packages (Benchmarks/run.sh does)")
+                }
+                let python = environment["UNDERSTUDY_PYTHON"].flatMap { $0.isEmpty ? nil : $0 } ?? ".venv/bin/python"
+                try await FormatsBenchmark(rounds: rounds(11), python: python).run(into: &report)
             }
         } catch {
             print("error: \(error)")

@@ -3,7 +3,7 @@ import UnderstudyImages
 
 /// Content types from bytes and file names, as responses are labelled.
 package enum MediaType {
-    /// The image type the bytes' signature shows (PNG, WebP, JPEG, GIF), or `nil`.
+    /// The image type the bytes' signature shows (PNG, WebP, JPEG, GIF, AVIF, HEIC), or `nil`.
     package static func sniff(_ data: Data) -> String? {
         ImageKind.detect(data)?.mimeType
     }
@@ -17,6 +17,7 @@ package enum MediaType {
         case "gif": return "image/gif"
         case "svg": return "image/svg+xml"
         case "avif": return "image/avif"
+        case "heic", "heif": return "image/heic"
         case "json", "har": return "application/json"
         case "txt": return "text/plain; charset=utf-8"
         case "html", "htm": return "text/html; charset=utf-8"

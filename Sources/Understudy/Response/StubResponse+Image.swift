@@ -39,6 +39,10 @@ extension StubResponse {
     static let negotiatedJPEGQuality = 85
     /// The WebP quality `.negotiated` and `.original` use when they must encode a lossy source.
     static let negotiatedWebPQuality = 80
+    /// The AVIF and HEIC quality `.negotiated` and `.original` use (SPEC 15's default).
+    static let negotiatedAVIFQuality = 60
+    /// The AVIF encoder speed `.negotiated` and `.original` use (SPEC 15's default).
+    static let negotiatedAVIFSpeed = 8
 
     /// The bytes of `source` in `format` for `request`, or a 406 answer.
     /// - Throws: ``RenderError``: 400 for resize parameters that are not positive integers or
@@ -67,7 +71,7 @@ extension StubResponse {
                     return ImageAnswer(body: damage?.apply(to: data) ?? data, contentType: contentType, variesByAccept: false)
                 }
                 guard let kind = ImageKind.detect(data), let target = sameFormatTarget(kind, data) else {
-                    throw RenderError("cannot resize \(name): \(MediaType.sniff(data) ?? "its bytes are not an image"); expected PNG, WebP or JPEG")
+                    throw RenderError("cannot resize \(name): \(MediaType.sniff(data) ?? "its bytes are not an image"); expected PNG, WebP, JPEG, GIF, AVIF or HEIC")
                 }
                 let produced = try await transcoder.render(source, as: target, resize: resize, damage: damage)
                 return ImageAnswer(body: produced, contentType: target.mimeType, variesByAccept: false)
@@ -95,7 +99,7 @@ extension StubResponse {
                 }
                 return ImageAnswer(body: produced, contentType: kind.mimeType, variesByAccept: true)
 
-            case .png, .webp, .webpLossless, .jpeg, .jpegProgressive:
+            case .png, .webp, .webpLossless, .jpeg, .jpegProgressive, .avif, .heic, .gif:
                 // Every case above leaves `transcodeTarget` non-nil here.
                 let target = format.transcodeTarget ?? .png
                 let produced = try await transcoder.render(source, as: target, resize: resize, damage: damage)
@@ -113,25 +117,31 @@ extension StubResponse {
         switch kind {
         case .webp: sourceIsLossy ? .webp(quality: negotiatedWebPQuality) : .webpLossless
         case .jpeg: .jpeg(quality: negotiatedJPEGQuality)
-        default: .png
+        case .avif: .avif(quality: negotiatedAVIFQuality, speed: negotiatedAVIFSpeed)
+        case .heic: .heic(quality: negotiatedAVIFQuality)
+        case .gif: .gif
+        case .png: .png
         }
     }
 
     /// The encoding that keeps a resized `.original` in its own format: JPEG at quality 85
-    /// (progressive when the source is), WebP lossy at 80 or lossless as the source was, PNG.
+    /// (progressive when the source is), WebP lossy at 80 or lossless as the source was, PNG,
+    /// AVIF and HEIC at quality 60 (AVIF at speed 8), GIF.
     static func sameFormatTarget(_ kind: ImageKind, _ data: Data) -> TranscodeTarget? {
         switch kind {
         case .png: .png
         case .webp: isLossy(data) ? .webp(quality: negotiatedWebPQuality) : .webpLossless
         case .jpeg: isProgressiveJPEG(data) ? .jpegProgressive(quality: negotiatedJPEGQuality) : .jpeg(quality: negotiatedJPEGQuality)
-        case .gif: nil
+        case .avif: .avif(quality: negotiatedAVIFQuality, speed: negotiatedAVIFSpeed)
+        case .heic: .heic(quality: negotiatedAVIFQuality)
+        case .gif: .gif
         }
     }
 
-    /// Whether the bytes are a JPEG or a lossy WebP (a `VP8 ` chunk, not `VP8L`).
+    /// Whether the bytes are a JPEG, AVIF, HEIC or a lossy WebP (a `VP8 ` chunk, not `VP8L`).
     static func isLossy(_ data: Data) -> Bool {
         switch ImageKind.detect(data) {
-        case .jpeg: return true
+        case .jpeg, .avif, .heic: return true
         case .webp:
             // Simple files start their first chunk at 12; extended ones (VP8X) have the image
             // chunk after the optional ALPH chunk, so look a little further.
@@ -165,18 +175,18 @@ extension StubResponse {
             return ImageAnswer(body: data, contentType: MediaType.sniff(data) ?? "application/octet-stream", variesByAccept: false)
         }
         guard ImageKind.detect(data) != nil else {
-            throw RenderError("cannot transcode \(described) to \(describe(format)): it is not an image; expected PNG, WebP or JPEG bytes")
+            throw RenderError("cannot transcode \(described) to \(describe(format)): it is not an image; expected PNG, WebP, JPEG, GIF, AVIF or HEIC bytes")
         }
         return try await renderImage(.data(data), as: format, described: described, for: request, context: context)
     }
 
-    /// A forwarded body converted to `format`; `nil` when it is not a PNG, WebP or JPEG image
-    /// (it passes through unchanged).
+    /// A forwarded body converted to `format`; `nil` when it is not an image (it passes through
+    /// unchanged).
     /// - Throws: ``RenderError`` (502) when the upstream's image cannot be decoded.
     static func transcodeForwarded(
         _ data: Data, from url: URL, to format: ImageFormat, for request: StubRequest, context: RenderContext
     ) async throws -> ImageAnswer? {
-        guard format != .original, let kind = ImageKind.detect(data), kind != .gif else { return nil }
+        guard format != .original, let kind = ImageKind.detect(data) else { return nil }
         do {
             return try await renderImage(
                 .data(data), as: format, described: "the \(kind.mimeType) body from \(url.absoluteString)",
@@ -226,6 +236,9 @@ extension StubResponse {
         case .webpLossless: "lossless WebP"
         case .jpeg(let quality): "JPEG at quality \(quality)"
         case .jpegProgressive(let quality): "progressive JPEG at quality \(quality)"
+        case .avif(let quality, let speed): "AVIF at quality \(quality), speed \(speed)"
+        case .heic(let quality): "HEIC at quality \(quality)"
+        case .gif: "GIF"
         case .original: "its original bytes"
         case .negotiated: "the negotiated format"
         }

@@ -4,11 +4,13 @@ internal import Yams
 
 extension StubFileParser {
     /// The values of `image.as`, in the order messages list them.
-    static let imageFormatNames = ["png", "webp", "webp-lossless", "jpeg", "jpeg-progressive", "original", "negotiate"]
+    static let imageFormatNames = ["png", "webp", "webp-lossless", "jpeg", "jpeg-progressive", "avif", "heic", "gif", "original", "negotiate"]
     /// The values of `transcode`.
-    static let transcodeNames = ["png", "webp", "webp-lossless", "jpeg", "jpeg-progressive", "negotiate"]
+    static let transcodeNames = ["png", "webp", "webp-lossless", "jpeg", "jpeg-progressive", "avif", "heic", "gif", "negotiate"]
     /// The values of `image.formats`.
-    static let negotiableNames = ["webp", "png", "jpeg"]
+    static let negotiableNames = ["webp", "png", "jpeg", "avif", "heic", "gif"]
+    /// The values of `image.as` that take `quality`.
+    static let qualityFormatNames = ["webp", "jpeg", "jpeg-progressive", "avif", "heic"]
     /// The values of `image.generate.pattern`.
     static let patternNames = ["checkerboard", "gradient", "solid", "photo"]
     /// The values of `image.resize.fit`.
@@ -19,12 +21,16 @@ extension StubFileParser {
     static let defaultWebPQuality = 80
     /// The JPEG quality of `as: jpeg` and `transcode: jpeg` when none is given.
     static let defaultJPEGQuality = 85
+    /// The AVIF and HEIC quality of `as: avif`/`heic` and `transcode: avif`/`heic` when none is given.
+    static let defaultAVIFQuality = 60
+    /// The AVIF encoder speed (0 slowest .. 10 fastest) when `speed` is not given.
+    static let defaultAVIFSpeed = 8
     /// The most frames `generate.frames` may ask for.
     static let maxFrames = 1000
     /// The frame duration of an animation when `frameDuration` is not given.
     static let defaultFrameDuration = Duration.milliseconds(100)
 
-    /// `{file: path, as: format, quality: q, formats: [...], resize: {...}, damage: kind}` or
+    /// `{file: path, as: format, quality: q, speed: s, formats: [...], resize: {...}, damage: kind}` or
     /// `{generate: {width, height, pattern, color, frames, frameDuration}, as:, ...}`.
     ///
     /// A file is read and decoded here, once, so a corrupt or truncated image is a load error
@@ -34,7 +40,7 @@ extension StubFileParser {
         let expected = "{file: path, as: format} or {generate: {width, height, pattern}, as: format}"
         let issuesBefore = issues.count
         guard let fields = entries(
-            node, path, allowed: ["file", "generate", "as", "quality", "formats", "resize", "damage"], expected: expected
+            node, path, allowed: ["file", "generate", "as", "quality", "speed", "formats", "resize", "damage"], expected: expected
         ) else {
             return nil
         }
@@ -43,6 +49,7 @@ extension StubFileParser {
         var file: (url: URL, reference: String, node: Node, path: String)?
         var formatName = "original"
         var quality: (value: Int, node: Node, path: String)?
+        var speed: (value: Int, node: Node, path: String)?
         var formats: (kinds: [ImageKind], node: Node, path: String)?
         var resize: StubResponse.Resize?
         var damage: ImageDamage?
@@ -75,6 +82,13 @@ extension StubFileParser {
                 if let value = qualityValue(field.value, fieldPath) {
                     quality = (value, field.value, fieldPath)
                 }
+            case "speed":
+                guard let value = integer(field.value, fieldPath, expected: "an integer from 0 (slowest) to 10 (fastest)") else { continue }
+                guard (0...10).contains(value) else {
+                    report(field.value, fieldPath, "speed \(value) is out of range; expected an integer from 0 (slowest) to 10 (fastest)")
+                    continue
+                }
+                speed = (value, field.value, fieldPath)
             case "formats":
                 if let kinds = parseFormats(field.value, path: fieldPath) {
                     formats = (kinds, field.value, fieldPath)
@@ -97,18 +111,21 @@ extension StubFileParser {
             report(node, path, "missing the image source; expected 'file' (a path) or 'generate' ({width, height, pattern})")
         }
         if let quality {
-            if !["webp", "jpeg", "jpeg-progressive"].contains(formatName) {
-                report(quality.node, quality.path, "quality applies only to as: webp, jpeg or jpeg-progressive; found as: \(formatName)")
-            } else if formatName != "webp", quality.value < 1 {
+            if !Self.qualityFormatNames.contains(formatName) {
+                report(quality.node, quality.path, "quality applies only to as: webp, jpeg, jpeg-progressive, avif or heic; found as: \(formatName)")
+            } else if formatName.hasPrefix("jpeg"), quality.value < 1 {
                 report(quality.node, quality.path, "quality 0 is out of range for JPEG; expected an integer from 1 to 100")
             }
+        }
+        if let speed, formatName != "avif" {
+            report(speed.node, speed.path, "speed applies only to as: avif; found as: \(formatName)")
         }
         if let formats, formatName != "negotiate" {
             report(formats.node, formats.path, "formats applies only to as: negotiate; found as: \(formatName)")
         }
         if let file, issues.count == issuesBefore {
-            // `original` serves any image's bytes as they are, so GIF needs only its signature;
-            // resizing it needs pixels.
+            // `original` serves any image's bytes as they are, so they need only a signature;
+            // resizing needs pixels.
             let servedAsIs = formatName == "original" && resize == nil
             if let problem = Self.imageProblem(in: file.url, decoding: !servedAsIs) {
                 report(file.node, file.path, "cannot use image file '\(file.reference)': \(problem)")
@@ -122,6 +139,9 @@ extension StubFileParser {
         case "webp-lossless": format = .webpLossless
         case "jpeg": format = .jpeg(quality: quality?.value ?? Self.defaultJPEGQuality)
         case "jpeg-progressive": format = .jpegProgressive(quality: quality?.value ?? Self.defaultJPEGQuality)
+        case "avif": format = .avif(quality: quality?.value ?? Self.defaultAVIFQuality, speed: speed?.value ?? Self.defaultAVIFSpeed)
+        case "heic": format = .heic(quality: quality?.value ?? Self.defaultAVIFQuality)
+        case "gif": format = .gif
         case "negotiate": format = .negotiated(among: formats?.kinds ?? ImageFormat.defaultNegotiatedKinds)
         default: format = .original
         }
@@ -337,7 +357,7 @@ extension StubFileParser {
         }
     }
 
-    /// Why the bytes are not a usable image: with `decoding`, a PNG, WebP or JPEG that decodes;
+    /// Why the bytes are not a usable image: with `decoding`, an image (PNG, WebP, JPEG, GIF, AVIF, HEIC) that decodes;
     /// without, any recognised image signature. `nil` when they are.
     static func imageProblem(in data: Data, decoding: Bool) -> String? {
         if !decoding, ImageKind.detect(data) != nil { return nil }

@@ -3,7 +3,7 @@ import UnderstudyImages
 internal import Yams
 
 extension StubFileParser {
-    /// `png | webp | webp-lossless | jpeg | jpeg-progressive | negotiate`.
+    /// `png | webp | webp-lossless | jpeg | jpeg-progressive | avif | heic | gif | negotiate`.
     mutating func parseTranscode(_ node: Node, path: String) -> ImageFormat? {
         guard let name = string(node, path, expected: "an image format") else { return nil }
         switch name {
@@ -12,6 +12,9 @@ extension StubFileParser {
         case "webp-lossless": return .webpLossless
         case "jpeg": return .jpeg(quality: Self.defaultJPEGQuality)
         case "jpeg-progressive": return .jpegProgressive(quality: Self.defaultJPEGQuality)
+        case "avif": return .avif(quality: Self.defaultAVIFQuality, speed: Self.defaultAVIFSpeed)
+        case "heic": return .heic(quality: Self.defaultAVIFQuality)
+        case "gif": return .gif
         case "negotiate": return .negotiated
         default:
             report(node, path, "unknown transcode format '\(name)'; expected one of \(Self.transcodeNames.joined(separator: ", "))")

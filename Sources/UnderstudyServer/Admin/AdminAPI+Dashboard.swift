@@ -66,8 +66,10 @@ extension AdminAPI {
             )
         }
         // The page is for people, who paste addresses with queries (`?token=...`): it ignores
-        // them and says so. The rest refuse them, as the API does.
-        if route != .page {
+        // them and says so. The rest refuse them, as the API does; thumbnails take `as`.
+        if case .body = route {
+            try checkQuery(request, allowed: ["as"])
+        } else if route != .page {
             try checkQuery(request, allowed: [])
         }
         switch route {
@@ -84,7 +86,12 @@ extension AdminAPI {
             )
         case .body(let id):
             try authorize(request)
-            return try await responseBody(of: id)
+            switch request.query["as"] {
+            case nil: return try await responseBody(of: id)
+            case "thumbnail": return try await responseBody(of: id, drawable: true)
+            case let other?:
+                throw AdminFailure(400, "unknown value '\(other)' for 'as'; expected thumbnail (or no 'as' for the body as sent)", field: "as")
+            }
         }
     }
 
@@ -97,9 +104,15 @@ extension AdminAPI {
         ], body: body)
     }
 
+    /// The image formats browsers cannot draw, which `?as=thumbnail` serves as PNG: HEIC (only
+    /// Safari decodes it).
+    static let undrawableImageKinds: Set<ImageKind> = [.heic]
+
     /// `GET /__admin/requests/{id}/body`, for the dashboard's thumbnails. The body is served
     /// with its recorded `Content-Type` in a sandbox: a stub's HTML opened here runs nothing.
-    private func responseBody(of id: Int) async throws -> AdminResponse {
+    /// With `drawable` (`?as=thumbnail`) an image the page cannot draw (HEIC) is transcoded to
+    /// PNG through the registry's transcoder (cached), marked `X-Understudy-Thumbnail-Of`.
+    private func responseBody(of id: Int, drawable: Bool = false) async throws -> AdminResponse {
         guard let interaction = registry.journal.interaction(id: id) else {
             throw AdminFailure(404, "no request \(id) in the journal (it holds \(registry.journal.count))", field: "id")
         }
@@ -109,10 +122,19 @@ extension AdminAPI {
                 field: "id"
             )
         }
-        return AdminResponse(status: 200, headers: [
+        var headers: HeaderFields = [
             "Content-Type": interaction.responseHeaders["Content-Type"] ?? "application/octet-stream",
-            "Content-Length": String(body.count), "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff",
+            "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff",
             "Content-Security-Policy": "default-src 'none'; sandbox",
-        ], body: Data(body))
+        ]
+        var served = Data(body)
+        if drawable, let kind = ImageKind.detect(served), Self.undrawableImageKinds.contains(kind),
+           let png = try? await registry.transcoder.transcode(served, to: .png) {
+            served = png
+            headers["Content-Type"] = "image/png"
+            headers["X-Understudy-Thumbnail-Of"] = kind.mimeType
+        }
+        headers["Content-Length"] = String(served.count)
+        return AdminResponse(status: 200, headers: headers, body: served)
     }
 }

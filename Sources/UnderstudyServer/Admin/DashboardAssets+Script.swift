@@ -206,7 +206,7 @@ extension DashboardAssets {
           image.addEventListener("error", () => { image.dataset.naturalWidth = "0"; });
           holder.append(image);
           thumbnails.set(entry.id, holder);
-          api("/__admin/requests/" + entry.id + "/body")
+          api("/__admin/requests/" + entry.id + "/body?as=thumbnail")
             .then((response) => {
               if (response.status === 404) throw new Error("body not kept");
               if (!response.ok) throw new Error("body answered " + response.status);

@@ -1,0 +1,101 @@
+internal import CUnderstudyHEIF
+import Foundation
+
+/// libheif: HEIC, HEVC images in the ISOBMFF container (libde265 decodes, x265 encodes on
+/// Debian). Decoding gives the primary image (with its alpha image where there is one);
+/// encoding writes one primary image at a lossy quality, with alpha unless every pixel is opaque.
+enum HEIFCodec {
+    /// The quality stub files use when none is given (SPEC 15).
+    static let defaultQuality = 60
+
+    /// libheif's one-time initialisation, run (thread-safely, by Swift's lazy static) before
+    /// the first context is made.
+    private static let initialized: Void = usd_heif_init()
+
+    /// A parsed HEIF file and its primary image's handle; nothing decoded yet.
+    private final class Reader {
+        private let context: OpaquePointer
+        let handle: OpaquePointer
+        // libheif reads from these bytes (without copying) until the context is freed.
+        private let bytes: CBuffer
+        private let data: Data
+
+        init(_ data: Data) throws {
+            _ = HEIFCodec.initialized
+            self.data = data
+            bytes = CBuffer(data)
+            var context: OpaquePointer?
+            var handle: OpaquePointer?
+            let status = usd_heif_open(bytes.base, bytes.count, &context, &handle)
+            guard status.code == 0, let context, let handle else {
+                throw HEIFCodec.error(status, data: data, stage: "heif_context_read_from_memory")
+            }
+            self.context = context
+            self.handle = handle
+        }
+
+        deinit { usd_heif_close(context, handle) }
+
+        var width: Int { Int(heif_image_handle_get_width(handle)) }
+        var height: Int { Int(heif_image_handle_get_height(handle)) }
+
+        func decode() throws -> RGBAImage {
+            let count = width * height * 4
+            var status = usd_heif_status()
+            let pixels = [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
+                status = usd_heif_decode_rgba(handle, out.baseAddress, Int32(width), Int32(height))
+                initialized = count
+            }
+            guard status.code == 0 else { throw HEIFCodec.error(status, data: data, stage: "heif_decode_image") }
+            return RGBAImage(unchecked: width, height, pixels)
+        }
+    }
+
+    /// The primary image as 8-bit RGBA. Its size is checked against `pixelLimit` from the `ispe`
+    /// property before any pixel is decoded.
+    static func decode(_ data: Data, pixelLimit: Int) throws -> RGBAImage {
+        let reader = try Reader(data)
+        try RGBAImage.checkSize(width: reader.width, height: reader.height, pixelLimit: pixelLimit)
+        return try reader.decode()
+    }
+
+    /// A HEIC of one image at `quality` (0..100, clamped).
+    static func encode(_ image: RGBAImage, quality: Int) throws -> Data {
+        _ = initialized
+        var output: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        var stage: UnsafePointer<CChar>?
+        let opaque = image.isOpaque
+        let status = image.pixels.withUnsafeBufferPointer { pixels in
+            usd_heif_encode(
+                pixels.baseAddress, Int32(image.width), Int32(image.height), opaque ? 1 : 0,
+                Int32(TranscodeTarget.clampedQuality(quality)), &output, &size, &stage
+            )
+        }
+        guard status.code == 0, let output else {
+            let what = stage.map { String(cString: $0) } ?? "encoding"
+            throw ImageError(.encodingFailed, "HEIC encoding failed: libheif: \(what): \(describe(status))")
+        }
+        defer { free(output) }
+        return Data(bytes: output, count: size)
+    }
+
+    private static func describe(_ status: usd_heif_status) -> String {
+        var status = status
+        let message = withUnsafeBytes(of: &status.message) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        return "\(message.isEmpty ? "error" : message) (code \(status.code), subcode \(status.subcode))"
+    }
+
+    private static func error(_ status: usd_heif_status, data: Data, stage: String) -> ImageError {
+        // heif_error_Invalid_input with heif_suberror_End_of_data: the file stops early.
+        if status.code == Int32(heif_error_Invalid_input.rawValue), status.subcode == Int32(heif_suberror_End_of_data.rawValue) {
+            return ImageError(.truncated, "truncated HEIC: the data ends after \(data.count) bytes, before the image is complete (libheif: \(stage): \(describe(status)))")
+        }
+        if status.code == Int32(heif_error_Memory_allocation_error.rawValue), status.subcode == Int32(heif_suberror_Security_limit_exceeded.rawValue) {
+            return ImageError(.tooLarge, "HEIC image is over libheif's security limit (libheif: \(stage): \(describe(status)))")
+        }
+        return ImageError(.corrupt, "corrupt HEIC: libheif: \(stage): \(describe(status))")
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import UnderstudyImages
+import XCTest
+
+/// HEIC through libheif: what heif-convert and heif-info read from what we write, and what we
+/// read from what heif-enc writes.
+final class HEICTests: XCTestCase {
+    private var scratch: Scratch!
+
+    override func setUpWithError() throws { scratch = try Scratch() }
+    override func tearDown() { scratch = nil }
+
+    private func heifConvert(_ path: String) throws -> RGBAImage {
+        let out = scratch.path(UUID().uuidString + ".png")
+        try Tools.check("heif-convert", [path, out])
+        return try RGBAImage(decoding: Data(contentsOf: URL(fileURLWithPath: out)))
+    }
+
+    func testEncodedHEICIsReadByHeifConvertAtItsSizeAboveAPSNRFloorWithAlphaKept() throws {
+        let image = try ImageGenerator.photoLike(width: 200, height: 150, seed: 3, opaque: false)
+        let heic = try image.heicData(quality: 60)
+        XCTAssertEqual(ImageKind.detect(heic), .heic)
+        let path = try scratch.write(heic, "photo.heic")
+        let info = try Tools.check("heif-info", [path]).stdout
+        XCTAssertTrue(info.contains("200x150"), info)
+        XCTAssertTrue(info.contains("alpha channel: yes"), info)
+        let decoded = try heifConvert(path)
+        XCTAssertEqual([decoded.width, decoded.height], [200, 150])
+        XCTAssertGreaterThanOrEqual(Pixels.psnr(decoded.pixels, image.pixels), 30, "quality 60 on the photo pattern")
+        let alphaError = zip(Pixels.alpha(decoded.pixels), Pixels.alpha(image.pixels)).map { abs(Int($0) - Int($1)) }.max() ?? 255
+        XCTAssertLessThanOrEqual(alphaError, 16, "the alpha ramp is kept")
+        XCTAssertGreaterThanOrEqual(Pixels.psnr(try RGBAImage(decoding: heic).pixels, decoded.pixels), 45)
+    }
+
+    func testQualityIsAppliedAndOpaqueImagesHaveNoAlpha() throws {
+        let image = try ImageGenerator.photoLike(width: 160, height: 120, seed: 4)
+        let low = try image.heicData(quality: 20)
+        let high = try image.heicData(quality: 90)
+        XCTAssertLessThan(low.count, high.count)
+        let path = try scratch.write(high, "high.heic")
+        XCTAssertTrue(try Tools.check("heif-info", [path]).stdout.contains("alpha channel: no"))
+        XCTAssertGreaterThan(Pixels.psnr(try RGBAImage(decoding: high).pixels, image.pixels), Pixels.psnr(try RGBAImage(decoding: low).pixels, image.pixels))
+    }
+
+    func testHeifEncsFileDecodesToTheSource() throws {
+        let image = try ImageGenerator.photoLike(width: 96, height: 64, seed: 6)
+        let png = try scratch.write(image.pngData(), "source.png")
+        let out = scratch.path("enc.heic")
+        try Tools.check("heif-enc", ["-q", "90", "-o", out, png])
+        let data = try Data(contentsOf: URL(fileURLWithPath: out))
+        XCTAssertEqual(ImageKind.detect(data), .heic)
+        let decoded = try RGBAImage(decoding: data)
+        XCTAssertEqual([decoded.width, decoded.height], [96, 64])
+        XCTAssertGreaterThanOrEqual(Pixels.psnr(decoded.pixels, image.pixels), 35)
+    }
+
+    func testISOBMFFBrandsAreSniffed() {
+        func ftyp(_ major: String, _ compatible: [String]) -> Data {
+            let brands = ([major, "\0\0\0\0"] + compatible).joined()
+            let size = 8 + brands.utf8.count
+            return Data([0, 0, 0, UInt8(size)] + Array("ftyp".utf8) + Array(brands.utf8) + [0, 0, 0, 8] + Array("meta".utf8))
+        }
+        XCTAssertEqual(ImageKind.detect(ftyp("avif", ["mif1", "miaf"])), .avif)
+        XCTAssertEqual(ImageKind.detect(ftyp("avis", [])), .avif)
+        XCTAssertEqual(ImageKind.detect(ftyp("mif1", ["miaf", "avif"])), .avif)
+        XCTAssertEqual(ImageKind.detect(ftyp("heic", ["mif1"])), .heic)
+        XCTAssertEqual(ImageKind.detect(ftyp("mif1", ["heic"])), .heic)
+        XCTAssertEqual(ImageKind.detect(ftyp("msf1", ["hevc"])), .heic)
+        XCTAssertNil(ImageKind.detect(ftyp("mif1", ["miaf"])), "a HEIF of neither codec")
+        XCTAssertNil(ImageKind.detect(ftyp("isom", ["mp41", "avc1"])), "an MP4 video")
+        XCTAssertEqual(ImageKind.avif.mimeType, "image/avif")
+        XCTAssertEqual(ImageKind.heic.mimeType, "image/heic")
+    }
+
+    func testDamagedAndAbsurdHEICsAreDocumentedErrors() throws {
+        let heic = try ImageGenerator.photoLike(width: 64, height: 64).heicData(quality: 50)
+        XCTAssertThrowsError(try RGBAImage(decoding: heic.prefix(heic.count / 2))) { error in
+            let code = (error as? ImageError)?.code
+            XCTAssertTrue(code == .truncated || code == .corrupt, "\(error)")
+        }
+        XCTAssertThrowsError(try RGBAImage(decoding: heic, pixelLimit: 4000)) { error in
+            XCTAssertEqual("\(error)", "image of 64x64 = 4096 pixels is over the limit of 4000 pixels; raise pixelLimit to allow it")
+        }
+        var bytes = [UInt8](heic)
+        let ispe = try XCTUnwrap(AVIFTests.find("ispe", in: bytes))
+        bytes[ispe + 9] = 0x01; bytes[ispe + 10] = 0x86; bytes[ispe + 11] = 0xA0
+        bytes[ispe + 13] = 0x01; bytes[ispe + 14] = 0x86; bytes[ispe + 15] = 0xA0
+        XCTAssertThrowsError(try RGBAImage(decoding: Data(bytes))) { error in
+            let code = (error as? ImageError)?.code
+            XCTAssertTrue(code == .tooLarge || code == .corrupt, "\(error)")
+        }
+    }
+}
