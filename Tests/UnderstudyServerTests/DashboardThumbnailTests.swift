@@ -1,3 +1,4 @@
+import UnderstudyImages
 import Foundation
 import Understudy
 import UnderstudyServer
