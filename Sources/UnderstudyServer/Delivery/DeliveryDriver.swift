@@ -22,6 +22,9 @@ final class DeliveryDriver {
     private var held: (gate: Gate, ticket: Gate.Ticket)?
     /// Set once the journal entry is closed: nothing more happens.
     private var closed = false
+    /// When the timer that woke this run was due, while the run goes on from it: the next wait
+    /// counts from there, so timers that fire late do not slow a paced body below its rate.
+    private var lastDeadline: NIODeadline?
 
     /// - Parameters:
     ///   - answer: what to deliver.
@@ -54,9 +57,11 @@ final class DeliveryDriver {
                     journalID = responder.open(request, httpVersion: writer.httpVersion)
                 }
                 writer.flush()
+                let deadline = nextDeadline(after: duration)
                 let driver = NIOLoopBound(self, eventLoop: writer.eventLoop)
-                timer = writer.eventLoop.scheduleTask(in: .nanoseconds(duration.nanoseconds)) {
+                timer = writer.eventLoop.scheduleTask(deadline: deadline) {
                     driver.value.timer = nil
+                    driver.value.lastDeadline = deadline
                     driver.value.run()
                 }
                 return
@@ -94,6 +99,7 @@ final class DeliveryDriver {
                 let ticket = gate.arrive(bytesSent: bodyBytesSent) {
                     eventLoop.execute {
                         driver.value.held = nil
+                        driver.value.lastDeadline = nil
                         driver.value.run()
                     }
                 }
@@ -103,6 +109,17 @@ final class DeliveryDriver {
                 }
             }
         }
+    }
+
+    /// When a wait of `duration` ends: counted from the last timer's due time when this run
+    /// comes straight from it (a late timer is made up by the next), from now otherwise. At
+    /// most one wait is made up, so a stalled loop never sends more than one slice early.
+    private func nextDeadline(after duration: Duration) -> NIODeadline {
+        let now = writer.eventLoop.now
+        let span = TimeAmount.nanoseconds(duration.nanoseconds)
+        defer { lastDeadline = nil }
+        guard let lastDeadline else { return now + span }
+        return max(lastDeadline + span, now)
     }
 
     /// The client went away (or the server is stopping): journaled as cancelled with the bytes sent.
