@@ -87,6 +87,18 @@ extension AdminJSON {
             rate = profile.rate.bitsDescription
             bytesPerSecond = profile.rate.bytesPerSecond
         }
+
+        private enum CodingKeys: String, CodingKey {
+            case name, latencyMs, rate, bytesPerSecond
+        }
+
+        package func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(name, forKey: .name)  // `null` for a custom profile, not absent
+            try container.encode(latencyMs, forKey: .latencyMs)
+            try container.encode(rate, forKey: .rate)
+            try container.encode(bytesPerSecond, forKey: .bytesPerSecond)
+        }
     }
 
     /// `GET`, `PUT` and `DELETE /__admin/network`: the profile in force, and where it comes from.
