@@ -110,9 +110,10 @@ struct InProcessExchange: Sendable {
             guard !Task.isCancelled else { return ended(.cancelled) }
             switch action {
             case .wait(let duration):
-                // Counted from when the last wait was due (at most one wait made up), as the
+                // Counted from when the last wait was due (at most half a wait made up), as the
                 // server's driver does, so late wake-ups do not slow a paced body below its rate.
-                let deadline = Swift.max(lastDeadline.map { $0 + duration } ?? clock.now + duration, clock.now)
+                let now = clock.now
+                let deadline = Swift.max(lastDeadline.map { $0 + duration } ?? now + duration, now + duration / 2)
                 do { try await Task.sleep(until: deadline, clock: clock) } catch { return ended(.cancelled) }
                 lastDeadline = deadline
                 continue

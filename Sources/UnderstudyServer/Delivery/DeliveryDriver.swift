@@ -112,14 +112,15 @@ final class DeliveryDriver {
     }
 
     /// When a wait of `duration` ends: counted from the last timer's due time when this run
-    /// comes straight from it (a late timer is made up by the next), from now otherwise. At
-    /// most one wait is made up, so a stalled loop never sends more than one slice early.
+    /// comes straight from it, so a timer that fired late is made up by the next one, from now
+    /// otherwise. At most half a wait is made up: two slices never leave back to back, however
+    /// late a timer (a stalled loop loses time rather than bursting).
     private func nextDeadline(after duration: Duration) -> NIODeadline {
         let now = writer.eventLoop.now
         let span = TimeAmount.nanoseconds(duration.nanoseconds)
         defer { lastDeadline = nil }
         guard let lastDeadline else { return now + span }
-        return max(lastDeadline + span, now)
+        return max(lastDeadline + span, now + TimeAmount.nanoseconds(span.nanoseconds / 2))
     }
 
     /// The client went away (or the server is stopping): journaled as cancelled with the bytes sent.
