@@ -50,14 +50,24 @@ final class NetworkProfileTests: XCTestCase {
     }
 
     func testAProfileWaitsItsLatencyBeforeTheHeadThenPacesTheBodyAtItsRate() throws {
-        let actions = plan(try render(.data(Data(count: 12_000)).network(.slow3G)))
-        // 400 kbit/s is 50,000 B/s: slices of 5,000 bytes every 100 ms.
+        let actions = plan(try render(.data(Data(count: 40_000)).network(.slow3G)))
+        // 400 kbit/s is 50,000 B/s: slices of 16,000 bytes every 320 ms.
         XCTAssertEqual(actions, [
             .wait(.seconds(2)), .sendHead,
-            .wait(.milliseconds(100)), .sendBody(0..<5_000),
-            .wait(.milliseconds(100)), .sendBody(5_000..<10_000),
-            .wait(.milliseconds(40)), .sendBody(10_000..<12_000),
+            .wait(.milliseconds(320)), .sendBody(0..<16_000),
+            .wait(.milliseconds(320)), .sendBody(16_000..<32_000),
+            .wait(.milliseconds(160)), .sendBody(32_000..<40_000),
             .end(close: false),
+        ])
+        // A profile slower than 16 KB/s sends a second's bytes a second.
+        let gprs = plan(try render(.data(Data(count: 10_000)).network(.gprs)))
+        XCTAssertEqual(Array(gprs.dropFirst(2)), [
+            .wait(.seconds(1)), .sendBody(0..<6_250), .wait(.milliseconds(600)), .sendBody(6_250..<10_000), .end(close: false),
+        ])
+        // A stub's own bandwidth keeps its 100 ms slices under a profile.
+        let own = plan(try render(.data(Data(count: 2_000)).network(.slow3G).throttled(to: .bytesPerSecond(10_000))))
+        XCTAssertEqual(Array(own.dropFirst(2)), [
+            .wait(.milliseconds(100)), .sendBody(0..<1_000), .wait(.milliseconds(100)), .sendBody(1_000..<2_000), .end(close: false),
         ])
     }
 

@@ -20,9 +20,10 @@ package enum DeliveryAction: Sendable, Hashable {
 /// The delivery of a response as a pure state machine: the order of waits, bytes and faults,
 /// with no clock and no socket, so the transports only carry the actions out.
 ///
-/// The body is paced in slices of at most 100 ms and 16 KB: at `b` bytes per second each slice
-/// is `min(16,000, max(1, b / 10))` bytes, sent after waiting the time the link would take to
-/// carry it, so no second sees more than the rate plus one slice. A body in pieces
+/// The body is paced in slices of at most 16 KB, each sent after waiting the time the link
+/// would take to carry it, so no second sees more than the rate plus one slice: at a stub's own
+/// `bandwidth` of `b` bytes per second a slice is `min(16,000, max(1, b / 10))` bytes (100 ms),
+/// at a network profile's rate `min(16,000, b)` (see ``sliceSize(at:ofProfile:)``). A body in pieces
 /// (``PreparedResponse/pieces``) stops at each cut and waits the interval before the next piece.
 package struct DeliveryPlan: Sendable, Sequence, IteratorProtocol {
     /// The longest pause between two slices of a throttled body.
@@ -30,9 +31,13 @@ package struct DeliveryPlan: Sendable, Sequence, IteratorProtocol {
     /// The largest slice of a throttled body: the most it sends at once beyond its rate.
     package static let maximumSliceSize = 16_000
 
-    /// The slice size at `bandwidth`.
-    package static func sliceSize(at bandwidth: Bandwidth) -> Int {
-        Swift.min(maximumSliceSize, Swift.max(1, bandwidth.bytesPerSecond / 10))
+    /// The slice size at `bandwidth`: a tenth of a second's bytes (at most 16 KB) for a stub's
+    /// own `bandwidth`; for a network profile's rate, 16 KB (at most a second's bytes), which
+    /// holds the rate as well with a third of the timers and writes (500 slow-3g clients cost
+    /// the server about as much CPU per MB as nginx's `limit_rate`).
+    package static func sliceSize(at bandwidth: Bandwidth, ofProfile: Bool = false) -> Int {
+        if ofProfile { return Swift.min(maximumSliceSize, Swift.max(1, bandwidth.bytesPerSecond)) }
+        return Swift.min(maximumSliceSize, Swift.max(1, bandwidth.bytesPerSecond / 10))
     }
 
     private enum Stage: Sendable {
@@ -110,7 +115,7 @@ package struct DeliveryPlan: Sendable, Sequence, IteratorProtocol {
                 stage = .body(offset: stop, waited: false)
                 return .sendBody(offset..<stop)
             }
-            let sliceSize = Self.sliceSize(at: bandwidth)
+            let sliceSize = Self.sliceSize(at: bandwidth, ofProfile: response.network != nil && !response.ownsBandwidth)
             let upper = Swift.min(stop, offset + sliceSize)
             if !waited {
                 stage = .body(offset: offset, waited: true)
