@@ -3,11 +3,11 @@ import Foundation
 /// Where the parts of an encoded image begin and end, read from its container without decoding
 /// a pixel: the scans of a progressive JPEG and the frames of an animation. Delivery in pieces
 /// (`pieces: { by: scans }`, `{ by: frames }`) cuts a body at these offsets.
-public enum ImageBoundaries {
+package enum ImageBoundaries {
     /// The offset of each SOS (start of scan, `FF DA`) marker of a JPEG, in order: one per scan
     /// (a baseline JPEG has one, a progressive one several). `nil` when the bytes are not a
     /// JPEG whose markers can be walked.
-    public static func jpegScanStarts(_ data: Data) -> [Int]? {
+    package static func jpegScanStarts(_ data: Data) -> [Int]? {
         let bytes = [UInt8](data)
         guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return nil }
         var starts: [Int] = []
@@ -48,13 +48,13 @@ public enum ImageBoundaries {
     /// Each container has its own walk, in ``frameWalks``: animated WebP (`ANMF` chunks) and
     /// GIF (image descriptors and their data sub-blocks). Another container joins by adding
     /// its function there.
-    public static func frameEnds(_ data: Data) -> [Int]? {
+    package static func frameEnds(_ data: Data) -> [Int]? {
         guard let kind = ImageKind.detect(data), let walk = frameWalks[kind] else { return nil }
         return walk([UInt8](data))
     }
 
     /// The containers whose frames can be found, each with its walk.
-    public static let frameWalks: [ImageKind: @Sendable ([UInt8]) -> [Int]?] = [
+    package static let frameWalks: [ImageKind: @Sendable ([UInt8]) -> [Int]?] = [
         .webp: webpFrameEnds,
         .gif: gifFrameEnds,
     ]

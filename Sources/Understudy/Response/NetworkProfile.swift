@@ -72,7 +72,7 @@ public struct NetworkProfile: Sendable, Hashable, CustomStringConvertible {
         return all.first { $0.name == wanted }
     }
 
-    /// `slow-3g (2000ms, 400kbit/s)`, or `custom (300ms, 800kbit/s)`.
+    /// `slow-3g (2s, 400kbit/s)`, or `custom (300ms, 800kbit/s)`.
     public var description: String {
         "\(name ?? "custom") (\(latency.compactDescription), \(rate.bitsDescription))"
     }
