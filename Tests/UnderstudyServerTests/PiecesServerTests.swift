@@ -43,10 +43,10 @@ final class PiecesServerTests: XCTestCase {
         let scans = Self.offsets(of: [0xFF, 0xDA], in: jpeg)
         XCTAssertGreaterThan(scans.count, 3)
         let stubs = StubRegistry()
-        stubs.stub(.path("/photo.jpg"), response: .data(jpeg).inPieces(.scans, interval: .milliseconds(150)))
+        stubs.stub(.path("/photo.jpg"), response: .data(jpeg).inPieces(.scans, interval: .milliseconds(250)))
         try await withServer(stubs) { server in
             let (_, arrivals) = try NetworkProfileServerTests.rawArrivals(port: server.port, path: "/photo.jpg")
-            XCTAssertEqual(Self.burstEnds(arrivals, gap: 0.075), Array(scans.dropFirst()) + [jpeg.count], "one burst per SOS marker")
+            XCTAssertEqual(Self.burstEnds(arrivals, gap: 0.1), Array(scans.dropFirst()) + [jpeg.count], "one burst per SOS marker")
         }
     }
 
@@ -55,10 +55,10 @@ final class PiecesServerTests: XCTestCase {
             .animated(width: 40, height: 30, pattern: .checkerboard, frames: 4, frameDuration: .milliseconds(100)), as: .webp(quality: 80)
         )
         let stubs = StubRegistry()
-        stubs.stub(.path("/spinner.webp"), response: .data(webp).inPieces(.frames, interval: .milliseconds(150)))
+        stubs.stub(.path("/spinner.webp"), response: .data(webp).inPieces(.frames, interval: .milliseconds(250)))
         try await withServer(stubs) { server in
             let (_, arrivals) = try NetworkProfileServerTests.rawArrivals(port: server.port, path: "/spinner.webp")
-            let ends = Self.burstEnds(arrivals, gap: 0.075)
+            let ends = Self.burstEnds(arrivals, gap: 0.1)
             XCTAssertEqual(ends.count, 4, "one burst per frame: \(ends)")
             XCTAssertEqual(Array(ends.dropLast()), Array(Self.offsets(of: Array("ANMF".utf8), in: webp).dropFirst()))
         }
