@@ -35,7 +35,7 @@ check: deps
 bench: deps
 	bash Benchmarks/run.sh
 
-## bench-server: wrk against understudy serve, nginx-light and WireMock 2.35.1, 304 and 206 rows against nginx, HTTPS rows, then h2load over h2c and TLS (about 25 minutes; BENCH_ROWS picks sets: h1, tls, h2, "304 206").
+## bench-server: wrk against understudy serve, nginx-light and WireMock 2.35.1, 304 and 206 rows against nginx, HTTPS rows, h2load over h2c and TLS, then 500 slow-3g clients vs nginx limit_rate (about 27 minutes; BENCH_ROWS picks sets: h1, tls, h2, slow, "304 206").
 bench-server: deps
 	bash Benchmarks/bench-server.sh
 
