@@ -74,10 +74,12 @@ extension HAREntry {
             ),
             timings: HARTimings(
                 send: Self.milliseconds(interaction.timing.send), wait: Self.milliseconds(interaction.timing.wait),
-                receive: Self.milliseconds(interaction.timing.receive)
+                receive: Self.milliseconds(interaction.timing.receive),
+                comment: interaction.network.map { "network \($0)" }
             ),
             understudy: HARUnderstudy(
-                stub: interaction.stubName, fault: interaction.fault?.description, transport: interaction.transport.rawValue
+                stub: interaction.stubName, fault: interaction.fault?.description, transport: interaction.transport.rawValue,
+                network: interaction.network?.description
             )
         )
     }

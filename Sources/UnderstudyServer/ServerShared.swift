@@ -14,6 +14,8 @@ final class ServerShared: Sendable {
     let tls: LazyTLS?
     /// Answers every connection's requests and journals them.
     let responder: StubResponder
+    /// The network responses are delivered on: `--network`, and the admin API's over it.
+    let network: NetworkSetting
     /// One cache of framed responses per event loop, each used only on its loop.
     private let wireResponseCaches = LockedState<[ObjectIdentifier: WireResponseCache]>([:])
     private let state: LockedState<(channels: [ObjectIdentifier: any Channel], host: String, port: Int)>
@@ -26,9 +28,11 @@ final class ServerShared: Sendable {
         self.configuration = configuration
         let state = LockedState<(channels: [ObjectIdentifier: any Channel], host: String, port: Int)>(([:], "127.0.0.1", 0))
         self.state = state
+        let network = NetworkSetting(base: configuration.network)
+        self.network = network
         self.admin = AdminAPI(
             registry: registry, token: configuration.adminToken, connectionCount: { state.withLock { $0.channels.count } },
-            certificateAuthorityPEM: { try? tls?.get().authority?.pem }
+            certificateAuthorityPEM: { try? tls?.get().authority?.pem }, network: network
         )
         self.responder = StubResponder(
             registry: registry, transport: .server, upstream: upstream,
@@ -36,7 +40,8 @@ final class ServerShared: Sendable {
             observer: Self.observer(configuration, journal: registry.journal),
             unmatchedNote: { request in
                 Self.dashboardNote(for: request, at: "http://\(state.withLock { "\($0.host):\($0.port)" })")
-            }
+            },
+            network: network
         )
     }
 

@@ -58,14 +58,19 @@ public final class StubServer: Sendable {
         /// Whether the plain port also answers HTTP/2 with prior knowledge (h2c, default true):
         /// a connection that opens with HTTP/2's preface speaks HTTP/2, any other HTTP/1.1.
         public var http2: Bool
+        /// The network every response is delivered on when its stub names none (`serve
+        /// --network`); `nil` for full speed. ``StubServer/network`` changes it at run time.
+        public var network: NetworkProfile?
 
         /// Creates a configuration.
         public init(
             maxBodySize: Int = 10 * 1024 * 1024, proxyUnmatched: URL? = nil, adminToken: String? = nil,
             onInteraction: (@Sendable (Interaction) -> Void)? = nil,
             requestHeadTimeout: Duration = .seconds(30), maxHeaderCount: Int = 256, bodyTimeout: Duration = .seconds(30),
-            logger: Logger = Logger(label: "understudy", factory: { _ in SwiftLogNoOpLogHandler() }), http2: Bool = true
+            logger: Logger = Logger(label: "understudy", factory: { _ in SwiftLogNoOpLogHandler() }), http2: Bool = true,
+            network: NetworkProfile? = nil
         ) {
+            self.network = network
             self.logger = logger
             self.http2 = http2
             self.bodyTimeout = bodyTimeout
@@ -98,6 +103,19 @@ public final class StubServer: Sendable {
     /// of your own): trust exactly this in a client, e.g. AsyncHTTPClient's `trustRoots`.
     public var certificateAuthority: CertificateAuthority? {
         try? shared.tls?.get().authority
+    }
+
+    /// The network responses are delivered on from now on, when their stub names none: set it
+    /// in the middle of a test to slow everything that follows (as `PUT /__admin/network` does);
+    /// `nil` goes back to ``Configuration/network`` (full speed without one). A stub's own
+    /// `network`, `delay` and `bandwidth` win over it.
+    ///
+    /// ```swift
+    /// server.network = .slow3G
+    /// ```
+    public var network: NetworkProfile? {
+        get { shared.network.current }
+        set { shared.network.runtime = newValue }
     }
 
     private let serverChannels: [any Channel]

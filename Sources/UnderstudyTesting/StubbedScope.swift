@@ -19,13 +19,14 @@ final class StubbedScope: Sendable {
     }
 
     /// A fresh registry with the stub files loaded, its session and, when asked, its server.
-    static func open(loading stubFiles: URL?, startingServer: Bool) async throws -> StubbedScope {
+    static func open(loading stubFiles: URL?, startingServer: Bool, network: NetworkProfile? = nil) async throws -> StubbedScope {
         let registry = StubRegistry()
         if let stubFiles {
             try registry.load(from: stubFiles)
         }
-        let server = startingServer ? try await StubServer.start(serving: registry) : nil
-        return StubbedScope(registry: registry, session: URLSession(configuration: .stubbed(by: registry)), server: server)
+        let server = startingServer
+            ? try await StubServer.start(serving: registry, configuration: StubServer.Configuration(network: network)) : nil
+        return StubbedScope(registry: registry, session: URLSession(configuration: .stubbed(by: registry, network: network)), server: server)
     }
 
     /// Stops the server and cancels what the session still has in flight, so that the journal

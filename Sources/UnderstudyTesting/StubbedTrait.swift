@@ -30,10 +30,13 @@ public struct StubbedTrait: TestTrait, SuiteTrait, TestScoping {
     let stubFiles: StubFiles?
     let startsServer: Bool
     let failsOnUnmatchedRequests: Bool
+    /// The network the session and server deliver on, if any.
+    let network: NetworkProfile?
     /// Tells this instance apart from an equal one on an enclosing suite.
     private let id = UUID()
 
-    init(stubFiles: StubFiles?, startsServer: Bool, failsOnUnmatchedRequests: Bool) {
+    init(stubFiles: StubFiles?, startsServer: Bool, failsOnUnmatchedRequests: Bool, network: NetworkProfile? = nil) {
+        self.network = network
         self.stubFiles = stubFiles
         self.startsServer = startsServer
         self.failsOnUnmatchedRequests = failsOnUnmatchedRequests
@@ -57,7 +60,7 @@ public struct StubbedTrait: TestTrait, SuiteTrait, TestScoping {
     public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
-        let scope = try await StubbedScope.open(loading: try stubDirectory(), startingServer: startsServer)
+        let scope = try await StubbedScope.open(loading: try stubDirectory(), startingServer: startsServer, network: network)
         let failed = LockedState(false)
         // Every issue recorded while the test runs passes through this handler, after
         // `withKnownIssue` has marked the ones it expects, so `isFailure` says whether the

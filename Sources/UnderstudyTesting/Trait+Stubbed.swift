@@ -1,4 +1,5 @@
 import Testing
+import Understudy
 
 extension Trait where Self == StubbedTrait {
     /// Gives every test a fresh ``Stubbed/registry`` and a ``Stubbed/session`` answered by it,
@@ -34,14 +35,16 @@ extension Trait where Self == StubbedTrait {
     ///   - server: whether every test also gets its own ``Stubbed/server``.
     ///   - failsOnUnmatchedRequests: whether a request no stub matched fails the test (default
     ///     true); turn it off for tests about what the client does with such a request.
+    ///   - network: the network the session and the server deliver on when a stub names none
+    ///     (`.slow3G`, ...); `nil` (the default) for full speed.
     ///   - filePath: the file naming `path`; leave the default.
     public static func stubbed(
         from path: String? = nil, server: Bool = false, failsOnUnmatchedRequests: Bool = true,
-        filePath: String = #filePath
+        network: NetworkProfile? = nil, filePath: String = #filePath
     ) -> Self {
         StubbedTrait(
             stubFiles: path.map { StubbedTrait.StubFiles(path: $0, filePath: filePath) },
-            startsServer: server, failsOnUnmatchedRequests: failsOnUnmatchedRequests
+            startsServer: server, failsOnUnmatchedRequests: failsOnUnmatchedRequests, network: network
         )
     }
 }

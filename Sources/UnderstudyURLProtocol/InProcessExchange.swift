@@ -20,7 +20,8 @@ struct InProcessExchange: Sendable {
     init(registry: StubRegistry, options: StubbingOptions, channel: ClientChannel, cache: InProcessCache? = nil) {
         self.responder = StubResponder(
             registry: registry, transport: .inProcess, upstream: URLSessionUpstream.shared,
-            unmatched: options.unmatched == .passThrough ? .forward(nil) : .notFound
+            unmatched: options.unmatched == .passThrough ? .forward(nil) : .notFound,
+            network: options.network.map { NetworkSetting(base: $0) }
         )
         self.options = options
         self.channel = channel
@@ -94,6 +95,7 @@ struct InProcessExchange: Sendable {
         var timing = Interaction.Timing()
         var headTime: ContinuousClock.Instant?
         let clock = ContinuousClock(), started = clock.now
+        var lastDeadline: ContinuousClock.Instant?
         func ended(_ ending: DeliveryReport.Ending) {
             if let headTime {
                 timing.wait = headTime - started
@@ -108,7 +110,13 @@ struct InProcessExchange: Sendable {
             guard !Task.isCancelled else { return ended(.cancelled) }
             switch action {
             case .wait(let duration):
-                do { try await Task.sleep(for: duration) } catch { return ended(.cancelled) }
+                // Counted from when the last wait was due (at most half a wait made up), as the
+                // server's driver does, so late wake-ups do not slow a paced body below its rate.
+                let now = clock.now
+                let deadline = Swift.max(lastDeadline.map { $0 + duration } ?? now + duration, now + duration / 2)
+                do { try await Task.sleep(until: deadline, clock: clock) } catch { return ended(.cancelled) }
+                lastDeadline = deadline
+                continue
             case .fail(let fault):
                 if fault == .noResponse {
                     // Hold until the request's own timeout, as a silent server would.
@@ -148,6 +156,7 @@ struct InProcessExchange: Sendable {
                 channel.endBody()
             case .pause(let name):
                 do { try await responder.registry.gate(name).pass(bytesSent: sent) } catch { return ended(.cancelled) }
+                lastDeadline = nil
             case .abort:
                 ended(.truncated(sent))
                 fail(URLError(.networkConnectionLost, description: "Understudy truncated the body after \(sent) of \(prepared.body.count) bytes (stub \"\(prepared.stubName ?? "")\")"))

@@ -1,4 +1,5 @@
 import Foundation
+import Understudy
 
 /// What the URL protocol does with a request no stub matches.
 public enum UnmatchedPolicy: Sendable, Hashable {
@@ -15,9 +16,17 @@ public enum UnmatchedPolicy: Sendable, Hashable {
 public struct StubbingOptions: Sendable, Hashable {
     /// What happens to unmatched requests.
     public var unmatched: UnmatchedPolicy
+    /// The network every response is delivered on when its stub names none, with the same
+    /// timing as the server's: latency before the response, the body paced at the rate.
+    /// `nil` (the default) is full speed.
+    public var network: NetworkProfile?
 
     /// Creates options.
-    public init(unmatched: UnmatchedPolicy = .fail) {
+    /// - Parameters:
+    ///   - unmatched: what happens to unmatched requests.
+    ///   - network: the network responses are delivered on; `nil` for full speed.
+    public init(unmatched: UnmatchedPolicy = .fail, network: NetworkProfile? = nil) {
         self.unmatched = unmatched
+        self.network = network
     }
 }

@@ -25,11 +25,14 @@ open class StubbedTestCase: XCTestCase {
     public private(set) var session = URLSession(configuration: .ephemeral)
     /// Whether tearDown fails the test when a request went unmatched (default true).
     open var failsOnUnmatchedRequests: Bool { true }
+    /// The network ``session`` delivers on when a stub names none (default `nil`: full speed);
+    /// override it to run a whole test case on, say, `.slow3G`.
+    open var network: NetworkProfile? { nil }
 
     override open func setUp() {
         super.setUp()
         stubs = StubRegistry()
-        session = URLSession(configuration: .stubbed(by: stubs))
+        session = URLSession(configuration: .stubbed(by: stubs, network: network))
     }
 
     override open func tearDown() {

@@ -45,6 +45,12 @@ extension UnderstudyCommand {
         @Option(name: .customLong("max-body"), help: "The largest request body accepted, in bytes.")
         var maxBody = 10 * 1024 * 1024
 
+        @Option(help: ArgumentHelp(
+            "Deliver every response on this network profile (latency, then the body at its rate) unless its stub names its own.",
+            valueName: "profile"
+        ))
+        var network: String?
+
         @OptionGroup var listen: ListenOptions
 
         @OptionGroup var tls: TLSOptions
@@ -56,6 +62,9 @@ extension UnderstudyCommand {
             guard journalLimit >= 1 else { throw ValidationError("--journal-limit must be at least 1, not \(journalLimit)") }
             guard journalBytes >= 1 else { throw ValidationError("--journal-bytes must be at least 1, not \(journalBytes)") }
             guard maxBody >= 0 else { throw ValidationError("--max-body must be 0 or more bytes, not \(maxBody)") }
+            if let network, NetworkProfile.named(network) == nil {
+                throw ValidationError("--network: unknown network profile '\(network)'; expected one of \(NetworkProfile.names.joined(separator: ", "))")
+            }
         }
 
         func run() async throws {
@@ -98,7 +107,8 @@ extension UnderstudyCommand {
                 proxyUnmatched: proxyUnmatched.flatMap(URL.init(string:)),
                 adminToken: listen.adminToken,
                 onInteraction: onInteraction,
-                logger: logger
+                logger: logger,
+                network: network.flatMap(NetworkProfile.named)
             )
             try await serveUntilSignalled(registry, host: listen.host, port: listen.port, configuration: listen.applyingLimits(to: configuration), source: sources.joined(separator: ", "), tls: tls)
             try recorder?.flush()

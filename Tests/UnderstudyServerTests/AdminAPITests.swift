@@ -513,7 +513,7 @@ final class AdminAPITests: XCTestCase {
             XCTAssertEqual(try text(response), """
                 {"error":"no admin endpoint \(path); expected one of /__admin/health, /__admin/stubs, /__admin/stubs/{name}, \
                 /__admin/requests, /__admin/requests/count, /__admin/requests.har, /__admin/near-misses, /__admin/reset, \
-                /__admin/ca.pem, /__admin/gates, /__admin/gates/{name}/release, /__admin/gates/{name}/close"}
+                /__admin/ca.pem, /__admin/gates, /__admin/gates/{name}/release, /__admin/gates/{name}/close, /__admin/network"}
                 """)
         }
         XCTAssertTrue(AdminAPI.isAdminPath("/__admin/health"))

@@ -16,6 +16,7 @@ final class ArrivalRecorder: NSObject, URLSessionDataDelegate, @unchecked Sendab
     private let start = Date()
     private var arrivals: [Arrival] = []
     private var status: Int?
+    private var responseTime: TimeInterval?
     private var error: (any Error)?
     private var done = false
     private var continuation: CheckedContinuation<Void, Never>?
@@ -23,19 +24,32 @@ final class ArrivalRecorder: NSObject, URLSessionDataDelegate, @unchecked Sendab
     /// Runs `request` on a session made from `configuration` with this recorder as its
     /// delegate; returns the status and the arrivals once the task has completed.
     static func load(_ request: URLRequest, configuration: URLSessionConfiguration) async -> (status: Int?, arrivals: [Arrival], error: (any Error)?) {
+        let (status, _, arrivals, error) = await loadTimed(request, configuration: configuration)
+        return (status, arrivals, error)
+    }
+
+    /// ``load(_:configuration:)``, with when the response's head reached the delegate (seconds
+    /// since the task started): the time to first byte.
+    static func loadTimed(
+        _ request: URLRequest, configuration: URLSessionConfiguration
+    ) async -> (status: Int?, responseTime: TimeInterval?, arrivals: [Arrival], error: (any Error)?) {
         let recorder = ArrivalRecorder()
         let session = URLSession(configuration: configuration, delegate: recorder, delegateQueue: nil)
         defer { session.finishTasksAndInvalidate() }
         session.dataTask(with: request).resume()
         await recorder.wait()
-        return recorder.lock.withLock { (recorder.status, recorder.arrivals, recorder.error) }
+        return recorder.lock.withLock { (recorder.status, recorder.responseTime, recorder.arrivals, recorder.error) }
     }
 
     func urlSession(
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        lock.withLock { status = (response as? HTTPURLResponse)?.statusCode }
+        let now = Date().timeIntervalSince(start)
+        lock.withLock {
+            status = (response as? HTTPURLResponse)?.statusCode
+            responseTime = now
+        }
         completionHandler(.allow)
     }
 

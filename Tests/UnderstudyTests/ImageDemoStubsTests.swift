@@ -186,6 +186,27 @@ final class ImageDemoStubsTests: XCTestCase {
             Expectation(url: "http://localhost/gated/photo.png", stub: "gated-photo", contentType: "image/png") {
                 XCTAssertEqual($0.pause, BodyPause(afterBytes: 2048, gate: "first-bytes"))
             },
+            // Networks and pieces (Stubs/networks.yaml).
+            Expectation(url: "http://localhost/network/slow-3g/photo.jpg", stub: "slow-3g-photo", contentType: "image/jpeg") {
+                XCTAssertEqual($0.network, .slow3G)
+                XCTAssertEqual($0.delay, .seconds(2))
+                XCTAssertEqual($0.bandwidth, .kilobitsPerSecond(400))
+            },
+            Expectation(url: "http://localhost/network/custom/photo.png", stub: "custom-network-photo", contentType: "image/png") {
+                XCTAssertEqual($0.network, .custom(latency: .milliseconds(300), rate: .kilobitsPerSecond(800)))
+            },
+            Expectation(url: "http://localhost/network/scans/photo.jpg", stub: "progressive-by-scans", contentType: "image/jpeg") {
+                let scans = try XCTUnwrap(ImageBoundaries.jpegScanStarts($0.body))
+                XCTAssertGreaterThan(scans.count, 3, "progressive")
+                XCTAssertEqual($0.pieces, PreparedResponse.Pieces(offsets: Array(scans.dropFirst()), interval: .milliseconds(400)))
+            },
+            Expectation(url: "http://localhost/network/frames/spinner.webp", stub: "animation-by-frames", contentType: "image/webp") {
+                XCTAssertEqual($0.pieces?.offsets.count, 5, "six frames, six pieces")
+            },
+            Expectation(url: "http://localhost/network/pieces/photo.png", stub: "pieces-at-offsets", contentType: "image/png") {
+                XCTAssertEqual($0.pieces, PreparedResponse.Pieces(offsets: [1024, 8192], interval: .milliseconds(500)))
+                XCTAssertEqual($0.body, photoPNG)
+            },
         ]
         for expectation in expectations {
             let headers: HeaderFields = expectation.accept.map { ["Accept": $0] } ?? [:]

@@ -91,6 +91,9 @@ public struct Interaction: Sendable, Identifiable, CustomStringConvertible {
     /// The HTTP version it came over: `HTTP/1.1`, or `HTTP/2` for the server's HTTP/2 streams
     /// (in-process requests are `HTTP/1.1`).
     public internal(set) var httpVersion: String
+    /// The network profile the response was delivered on (the stub's, the run-time one or the
+    /// server's), or `nil` for full speed.
+    public internal(set) var network: NetworkProfile?
     /// The interaction whose redirect led here, for redirect hops.
     public let redirectedFrom: Int?
     /// For unmatched requests, the nearest stubs and what differed.
@@ -160,14 +163,17 @@ package struct InteractionResult: Sendable {
     package var renderID: UInt64?
     /// `HTTP/1.1` or `HTTP/2`, when the transport says (else the entry keeps what it opened with).
     package var httpVersion: String?
+    /// The network profile the response was delivered on, if any.
+    package var network: NetworkProfile?
 
     /// Creates a result.
     package init(
         stubName: String?, status: Int?, headers: HeaderFields = [:], bodyBytesSent: Int = 0,
         outcome: Interaction.Outcome, nearMisses: [NearMiss] = [], transport: Interaction.Transport? = nil,
         responseBody: Data? = nil, timing: Interaction.Timing = Interaction.Timing(), renderID: UInt64? = nil,
-        httpVersion: String? = nil
+        httpVersion: String? = nil, network: NetworkProfile? = nil
     ) {
+        self.network = network
         self.httpVersion = httpVersion
         self.timing = timing
         self.renderID = renderID

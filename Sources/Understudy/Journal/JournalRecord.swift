@@ -19,16 +19,18 @@ struct JournalRecord: Sendable {
         let redirectedFrom: Int?
         let nearMisses: [NearMiss]
         let responseBody: Data?
+        let network: NetworkProfile?
 
-        init(redirectedFrom: Int?, nearMisses: [NearMiss], responseBody: Data?) {
+        init(redirectedFrom: Int?, nearMisses: [NearMiss], responseBody: Data?, network: NetworkProfile?) {
             self.redirectedFrom = redirectedFrom
             self.nearMisses = nearMisses
             self.responseBody = responseBody
+            self.network = network
         }
 
-        static func make(redirectedFrom: Int?, nearMisses: [NearMiss], responseBody: Data?) -> Extras? {
-            redirectedFrom == nil && nearMisses.isEmpty && responseBody == nil
-                ? nil : Extras(redirectedFrom: redirectedFrom, nearMisses: nearMisses, responseBody: responseBody)
+        static func make(redirectedFrom: Int?, nearMisses: [NearMiss], responseBody: Data?, network: NetworkProfile? = nil) -> Extras? {
+            redirectedFrom == nil && nearMisses.isEmpty && responseBody == nil && network == nil
+                ? nil : Extras(redirectedFrom: redirectedFrom, nearMisses: nearMisses, responseBody: responseBody, network: network)
         }
     }
 
@@ -147,7 +149,7 @@ struct JournalRecord: Sendable {
         renderID = result.renderID ?? 0
         let body = keepingBody ? result.responseBody.map { Data($0) } : nil
         let hadExtras = extras != nil
-        extras = Extras.make(redirectedFrom: extras?.redirectedFrom, nearMisses: result.nearMisses, responseBody: body)
+        extras = Extras.make(redirectedFrom: extras?.redirectedFrom, nearMisses: result.nearMisses, responseBody: body, network: result.network)
         var added = ownResponseHeaderBytes + (body?.count ?? 0)
         if !hadExtras && extras != nil { added += 48 }
         for miss in result.nearMisses {
@@ -180,6 +182,7 @@ struct JournalRecord: Sendable {
         interaction.nearMisses = extras?.nearMisses ?? []
         interaction.renderID = renderID == 0 ? nil : renderID
         interaction.httpVersion = isHTTP2 ? "HTTP/2" : "HTTP/1.1"
+        interaction.network = extras?.network
         return interaction
     }
 

@@ -82,7 +82,8 @@ package struct StubAnswer: Sendable {
             responseBody: delivery.bodyBytesSent > 0 ? response.body.prefix(delivery.bodyBytesSent) : nil,
             timing: delivery.timing,
             renderID: response.renderID,
-            httpVersion: delivery.httpVersion
+            httpVersion: delivery.httpVersion,
+            network: response.network
         )
     }
 }

@@ -49,6 +49,8 @@ package struct StubResponder: Sendable {
     /// A last line for the 404 text of an unmatched request, or `nil` for none (the server
     /// points browsers at its dashboard; the in-process transport has none).
     package let unmatchedNote: (@Sendable (StubRequest) -> String?)?
+    /// The network answers are delivered on when their stub names none; `nil` for full speed.
+    package let network: NetworkSetting?
     private let context: RenderContext
 
     /// - Parameters:
@@ -58,11 +60,13 @@ package struct StubResponder: Sendable {
     ///   - unmatched: what becomes of unmatched requests.
     ///   - observer: told of each interaction when it is complete.
     ///   - unmatchedNote: a last line for an unmatched request's 404 text, or `nil` for none.
+    ///   - network: the network answers are delivered on when their stub names none.
     package init(
         registry: StubRegistry, transport: Interaction.Transport, upstream: (any UpstreamFetcher)?,
         unmatched: Unmatched = .notFound, observer: (@Sendable (Interaction) -> Void)? = nil,
-        unmatchedNote: (@Sendable (StubRequest) -> String?)? = nil
+        unmatchedNote: (@Sendable (StubRequest) -> String?)? = nil, network: NetworkSetting? = nil
     ) {
+        self.network = network
         self.registry = registry
         self.transport = transport
         self.unmatched = unmatched
@@ -112,15 +116,25 @@ package struct StubResponder: Sendable {
     }
 
     private func answer(for resolution: StubRegistry.Resolution, request: StubRequest) -> StubAnswer {
+        var answer: StubAnswer
         switch resolution {
         case .response(let prepared):
             // 304, 206 and 416 are decided here, once, for every transport.
-            return StubAnswer(response: ConditionalRequest.answer(request, with: prepared), kind: .stub)
+            answer = StubAnswer(response: ConditionalRequest.answer(request, with: prepared), kind: .stub)
         case .failed(let prepared, let message):
-            return StubAnswer(response: prepared, kind: .failed(message))
+            answer = StubAnswer(response: prepared, kind: .failed(message))
         case .unmatched(let nearMisses):
-            return .unmatched(request, nearMisses: nearMisses, note: unmatchedNote?(request))
+            answer = .unmatched(request, nearMisses: nearMisses, note: unmatchedNote?(request))
         }
+        return onNetwork(answer)
+    }
+
+    /// `answer` delivered on the transport's network, when one is set and its stub named none.
+    private func onNetwork(_ answer: StubAnswer) -> StubAnswer {
+        guard let profile = network?.current else { return answer }
+        var answer = answer
+        answer.response = answer.response.delivered(on: profile)
+        return answer
     }
 
     /// An unmatched request fetched upstream, as a `.forward` stub would.
@@ -129,10 +143,10 @@ package struct StubResponder: Sendable {
         guard case .forward(let base) = unmatched else { return .unmatched(request, nearMisses: nearMisses, note: unmatchedNote?(request)) }
         do {
             let prepared = try await StubResponse.forward(to: base).render(for: request, stubName: nil, context: context)
-            return StubAnswer(response: prepared, kind: .forwarded(nearMisses, failure: nil))
+            return onNetwork(StubAnswer(response: prepared, kind: .forwarded(nearMisses, failure: nil)))
         } catch {
             let message = "\(error)"
-            return StubAnswer(response: .text(status: (error as? RenderError)?.status ?? 502, message + "\n"), kind: .forwarded(nearMisses, failure: message))
+            return onNetwork(StubAnswer(response: .text(status: (error as? RenderError)?.status ?? 502, message + "\n"), kind: .forwarded(nearMisses, failure: message)))
         }
     }
 

@@ -28,7 +28,7 @@ public struct Bandwidth: Sendable, Hashable, CustomStringConvertible {
     public static let presetNames = ["gprs", "edge", "3g", "4g", "wifi"]
 
     /// Parses a stub-file value: a preset (`3g`), or a rate like `64KB/s`, `1.5MB/s`, `512KiB/s`,
-    /// `2000B/s`. `nil` when it is neither.
+    /// `2000B/s`, `800kbit/s`, `1.5Mbit/s` (1 kbit = 1,000 bits). `nil` when it is neither.
     public init?(parsing text: String) {
         let trimmed = text.trimmingSpaces()
         switch trimmed.lowercased() {
@@ -42,6 +42,7 @@ public struct Bandwidth: Sendable, Hashable, CustomStringConvertible {
         guard trimmed.hasSuffix("/s") else { return nil }
         let rate = trimmed.dropLast(2)
         let units: [(String, Double)] = [
+            ("kbit", 125), ("Kbit", 125), ("Mbit", 125_000),
             ("KiB", 1_024), ("MiB", 1_048_576), ("KB", 1_000), ("MB", 1_000_000), ("B", 1),
         ]
         for (unit, scale) in units where rate.hasSuffix(unit) {

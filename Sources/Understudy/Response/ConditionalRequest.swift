@@ -157,6 +157,7 @@ package enum ConditionalRequest {
             answer.body = Data()
             answer.truncateAfter = nil
             answer.pause = nil
+            answer.pieces = nil
         case .unsatisfiable:
             answer.status = 416
             answer.headers = HeaderFields(prepared.headers.fields.filter { bodilessAnswerKeeps($0.name, status: 416) })
@@ -165,6 +166,7 @@ package enum ConditionalRequest {
             answer.body = Data()
             answer.truncateAfter = nil
             answer.pause = nil
+            answer.pieces = nil
         case .ranges(let ranges) where ranges.count == 1:
             // Every field but the full body's digests stays, the stub's own among them.
             for name in fullBodyDigests { answer.headers.remove(name) }
@@ -173,6 +175,12 @@ package enum ConditionalRequest {
             answer.body = prepared.body.subdata(in: range.shifted(by: prepared.body.startIndex))
             answer.headers["Content-Range"] = contentRange(range, of: prepared.body.count)
             answer.headers["Content-Length"] = String(range.count)
+            answer.pieces = prepared.pieces.map { pieces in
+                // Cut where the whole body is cut, counted from the range's first byte.
+                var shifted = pieces
+                shifted.offsets = pieces.offsets.filter { range.contains($0) && $0 != range.lowerBound }.map { $0 - range.lowerBound }
+                return shifted
+            }
             if var file = prepared.sourceFile {
                 file.offset += range.lowerBound
                 answer.sourceFile = file
@@ -181,13 +189,18 @@ package enum ConditionalRequest {
             let boundary = Self.boundary(for: prepared)
             let contentType = prepared.headers["Content-Type"]
             var body = Data()
+            var cuts: [Int] = []
             for range in ranges {
                 var head = "\r\n--\(boundary)\r\n"
                 if let contentType { head += "Content-Type: \(contentType)\r\n" }
                 head += "Content-Range: \(contentRange(range, of: prepared.body.count))\r\n\r\n"
                 body.append(contentsOf: Array(head.utf8))
+                for cut in prepared.pieces?.offsets ?? [] where range.contains(cut) && cut != range.lowerBound {
+                    cuts.append(body.count + cut - range.lowerBound)
+                }
                 body.append(prepared.body.subdata(in: range.shifted(by: prepared.body.startIndex)))
             }
+            answer.pieces = prepared.pieces.map { PreparedResponse.Pieces(offsets: cuts, interval: $0.interval) }
             body.append(contentsOf: Array("\r\n--\(boundary)--\r\n".utf8))
             for name in fullBodyDigests { answer.headers.remove(name) }
             answer.status = 206

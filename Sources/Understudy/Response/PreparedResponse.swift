@@ -35,6 +35,14 @@ package struct PreparedResponse: Sendable {
     package var lastModified: Date?
     /// Where the body stops until a gate opens, if it does.
     package var pause: BodyPause?
+    /// The network profile the timing came from, if one applied (journaled with the entry).
+    package var network: NetworkProfile?
+    /// Whether ``delay`` and ``bandwidth`` are the stub's own (`delay`, `bandwidth`), which win
+    /// over any network profile.
+    package var ownsDelay = false
+    package var ownsBandwidth = false
+    /// Where the body is cut into pieces, if it is (see ``BodyPieces``).
+    package var pieces: Pieces?
     /// The 304 and 206 answers made from this rendering, kept with it (see ``ResponseVariants``).
     package var variants: ResponseVariants?
 
@@ -72,6 +80,18 @@ package struct PreparedResponse: Sendable {
     /// Whether this is a redirect a client would follow: 301, 302, 303, 307 or 308 with a Location.
     package var isFollowableRedirect: Bool {
         [301, 302, 303, 307, 308].contains(status) && headers["Location"] != nil
+    }
+
+    /// The same response delivered on `profile` (the server's or session's network), unless the
+    /// stub chose its own profile: the profile's latency and rate replace what the stub did not
+    /// set itself.
+    package func delivered(on profile: NetworkProfile?) -> PreparedResponse {
+        guard let profile, network == nil else { return self }
+        var copy = self
+        copy.network = profile
+        if !ownsDelay { copy.delay = profile.latency }
+        if !ownsBandwidth { copy.bandwidth = profile.rate }
+        return copy
     }
 
     /// The steps that deliver this response, for a request of `method`.

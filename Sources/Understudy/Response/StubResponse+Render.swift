@@ -125,7 +125,7 @@ extension StubResponse {
                 converted?.apply(status: &status, headers: &headers, body: &bodyData)
             }
         }
-        return prepared(status: status, headers: headers, body: bodyData, fault: nil, stubName: stubName, modified: modified)
+        return try prepared(status: status, headers: headers, body: bodyData, fault: nil, stubName: stubName, modified: modified)
     }
 
     /// Renders without suspending when nothing needs waiting for (see ``rendersImmediately``),
@@ -155,7 +155,7 @@ extension StubResponse {
         case .image, .forward:
             return nil
         }
-        return prepared(status: statusCode, headers: headers, body: bodyData, fault: fault, stubName: stubName, modified: modified)
+        return try prepared(status: statusCode, headers: headers, body: bodyData, fault: fault, stubName: stubName, modified: modified)
     }
 
     /// The file's bytes and modification time.
@@ -171,7 +171,7 @@ extension StubResponse {
     /// The stub's own headers over ours, the framing headers, the validators, the delay drawn.
     private func prepared(
         status: Int, headers base: HeaderFields, body: Data, fault: Fault?, stubName: String?, modified: Date?
-    ) -> PreparedResponse {
+    ) throws -> PreparedResponse {
         var headers = base
         if !infersContentType { headers.remove("Content-Type") }
         headers.merge(self.headers)
@@ -186,12 +186,19 @@ extension StubResponse {
             status: status,
             headers: headers,
             body: body,
-            delay: delay?.sample() ?? .zero,
-            bandwidth: bandwidth,
+            // A stub's own delay and bandwidth win over its profile (SPEC 16).
+            delay: delay?.sample() ?? network?.latency ?? .zero,
+            bandwidth: bandwidth ?? network?.rate,
             truncateAfter: truncateAfter,
             fault: fault,
             stubName: stubName
         )
+        prepared.network = network
+        prepared.ownsDelay = delay != nil
+        prepared.ownsBandwidth = bandwidth != nil
+        if let pieces, !body.isEmpty {
+            prepared.pieces = PreparedResponse.Pieces(offsets: try pieces.offsets(in: body), interval: pieces.interval)
+        }
         addCaching(to: &prepared, modified: modified)
         return prepared
     }

@@ -51,6 +51,10 @@ public struct StubResponse: Sendable {
     public internal(set) var rangesEnabled: Bool?
     /// Where the body stops until a gate opens, if set with ``paused(afterBytes:gate:)``.
     public internal(set) var pause: BodyPause?
+    /// The network the response is delivered on, if set with ``network(_:)``.
+    public internal(set) var network: NetworkProfile?
+    /// How the body is cut into pieces, if set with ``inPieces(_:interval:)``.
+    public internal(set) var pieces: BodyPieces?
     /// When this response was made (for a registered response or a stub file's, when it was
     /// loaded): the `Last-Modified` of bodies not read from a file.
     let madeAt = Date()
@@ -206,7 +210,7 @@ public struct StubResponse: Sendable {
         return copy
     }
 
-    /// Delivers the body at `bandwidth`, in slices of at most 100 ms.
+    /// Delivers the body at `bandwidth`, in slices of at most 100 ms and 16 KB.
     public func throttled(to bandwidth: Bandwidth) -> StubResponse {
         var copy = self
         copy.bandwidth = bandwidth

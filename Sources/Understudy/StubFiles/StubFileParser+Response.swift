@@ -5,7 +5,7 @@ internal import Yams
 extension StubFileParser {
     static let responseKeys = [
         "status", "headers", "body", "json", "base64", "file", "image", "redirect", "fault", "forward", "transcode",
-        "truncateAfter", "delay", "bandwidth", "cache", "ranges", "pause",
+        "truncateAfter", "delay", "bandwidth", "network", "pieces", "cache", "ranges", "pause",
     ]
     /// The keys that each give the response's body; a response has at most one.
     static let bodyKeys = ["body", "json", "base64", "file", "image", "redirect", "fault", "forward"]
@@ -60,6 +60,14 @@ extension StubFileParser {
             case "bandwidth":
                 if let bandwidth = parseBandwidth(field.value, path: fieldPath) {
                     modifiers.append { $0.throttled(to: bandwidth) }
+                }
+            case "network":
+                if let profile = parseNetwork(field.value, path: fieldPath) {
+                    modifiers.append { $0.network(profile) }
+                }
+            case "pieces":
+                if let pieces = parsePieces(field.value, path: fieldPath) {
+                    modifiers.append { $0.inPieces(pieces.cut, interval: pieces.interval) }
                 }
             case "cache":
                 if let policy = parseCache(field.value, path: fieldPath) {

@@ -142,9 +142,12 @@ public struct HARUnderstudy: Sendable, Hashable, Codable {
     public var fault: String?
     /// `inProcess`, `server` or `proxy`.
     public var transport: String?
+    /// The network profile the response was delivered on, as `slow-3g (2s, 400kbit/s)`, if any.
+    public var network: String?
 
     /// Creates the record.
-    public init(stub: String?, fault: String?, transport: String?) {
+    public init(stub: String?, fault: String?, transport: String?, network: String? = nil) {
+        self.network = network
         self.stub = stub
         self.fault = fault
         self.transport = transport
@@ -156,5 +159,6 @@ public struct HARUnderstudy: Sendable, Hashable, Codable {
         try container.encode(stub, forKey: .stub)
         try container.encode(fault, forKey: .fault)
         try container.encodeIfPresent(transport, forKey: .transport)
+        try container.encodeIfPresent(network, forKey: .network)
     }
 }

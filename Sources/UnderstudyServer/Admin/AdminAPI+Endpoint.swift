@@ -15,6 +15,7 @@ extension AdminAPI {
         case gates
         /// `gates/{name}/release` or `gates/{name}/close`.
         case gate(String, GateAction)
+        case network
 
         /// What `POST gates/{name}/…` does.
         enum GateAction: String, Sendable, Equatable {
@@ -23,7 +24,7 @@ extension AdminAPI {
 
         static let names = [
             "health", "stubs", "stubs/{name}", "requests", "requests/count", "requests.har", "near-misses", "reset", "ca.pem",
-            "gates", "gates/{name}/release", "gates/{name}/close",
+            "gates", "gates/{name}/release", "gates/{name}/close", "network",
         ]
 
         init(path: String) throws {
@@ -39,6 +40,7 @@ extension AdminAPI {
             case "reset": self = .reset
             case "ca.pem": self = .certificateAuthority
             case "gates": self = .gates
+            case "network": self = .network
             case let rest? where rest.hasPrefix("gates/"):
                 let tail = rest.dropFirst("gates/".count)
                 guard let slash = tail.lastIndex(of: "/"), let action = GateAction(rawValue: String(tail[tail.index(after: slash)...])),
@@ -65,6 +67,7 @@ extension AdminAPI {
             case .stub: return ["GET", "DELETE"]
             case .requests: return ["GET", "DELETE"]
             case .requestCount, .reset: return ["POST"]
+            case .network: return ["GET", "PUT", "DELETE"]
             }
         }
     }

@@ -27,6 +27,9 @@ import UnderstudyHAR
 /// | `GET gates` | 200 ``AdminJSON/GateList``: each gate's name, whether open, requests held, bytes they sent |
 /// | `POST gates/{name}/release` | 200 ``AdminJSON/GateSummary``: held bodies go on, later ones pass |
 /// | `POST gates/{name}/close` | 200 ``AdminJSON/GateSummary``: later bodies are held again |
+/// | `GET network` | 200 ``AdminJSON/NetworkState``: the profile in force, the run-time one, the server's |
+/// | `PUT network` | 200 ``AdminJSON/NetworkState``: `{"profile": "slow-3g"}` or `{"latency": "300ms", "rate": "800kbit/s"}` from now on |
+/// | `DELETE network` | 200 ``AdminJSON/NetworkState``: the run-time profile removed (the server's `--network` again) |
 ///
 /// Bad input is a 400 whose ``AdminJSON/Error`` names the field; a known path with another
 /// method is a 405 with `Allow`; an unknown path is a 404; with a token, a request without
@@ -51,6 +54,8 @@ package struct AdminAPI: Sendable {
     package let stubDirectory: URL?
     /// The server's open connections, for `health`; `nil` outside a server.
     package let connectionCount: (@Sendable () -> Int)?
+    /// The server's network, shown and changed at `network`; `nil` outside a server.
+    package let network: NetworkSetting?
 
     /// How issues in posted documents name them, and the prefix default stub names would get.
     static let documentName = "request body"
@@ -62,10 +67,12 @@ package struct AdminAPI: Sendable {
     ///   - stubDirectory: where `file:` paths in posted stubs resolve; `nil` refuses them.
     ///   - connectionCount: the server's open connections, reported by `health`.
     ///   - certificateAuthorityPEM: the local CA's certificate, served at `ca.pem` (made on first need).
+    ///   - network: the server's network, shown and changed at `network`.
     package init(
         registry: StubRegistry, token: String?, stubDirectory: URL? = nil, connectionCount: (@Sendable () -> Int)? = nil,
-        certificateAuthorityPEM: @escaping @Sendable () -> String? = { nil }
+        certificateAuthorityPEM: @escaping @Sendable () -> String? = { nil }, network: NetworkSetting? = nil
     ) {
+        self.network = network
         self.certificateAuthorityPEM = certificateAuthorityPEM
         self.registry = registry
         self.token = token
@@ -153,6 +160,8 @@ package struct AdminAPI: Sendable {
         case (.gate(let name, let action), _):
             try checkQuery(request, allowed: [])
             return operateGate(named: name, action)
+        case (.network, _):
+            return try network(request, method: method)
         }
     }
 

@@ -133,6 +133,7 @@ extension DashboardAssets {
                 unmatchedSeen = unmatchedNow;
               }
               await renderGates();
+              await renderNetwork();
               renders += 1;
               document.body.dataset.renders = String(renders);
             } while (refreshAgain);
@@ -317,6 +318,43 @@ extension DashboardAssets {
             list.append(line);
           }
         }
+
+        // The profile in force (the server's --network, or one set at run time over it) and
+        // a choice of every named profile; "at full speed" removes the run-time one.
+        function describeProfile(profile) {
+          return (profile.name || "custom") + " (" + profile.latencyMs + " ms, " + profile.rate + ")";
+        }
+
+        async function renderNetwork() {
+          const response = await api("/__admin/network");
+          if (response.status === 401) throw new NeedsToken();
+          if (!response.ok) return;
+          const state = await response.json();
+          const select = $("network-select");
+          if (select.options.length === 1) {
+            for (const name of state.profiles) select.append(new Option(name, name));
+          }
+          let text = "full speed";
+          if (state.current) {
+            text = describeProfile(state.current) + (state.runtime ? ", set at run time" : ", the server's --network");
+          }
+          $("network-current").textContent = text;
+          document.body.dataset.network = state.current ? (state.current.name || "custom") : "";
+          if (document.activeElement !== select) {
+            select.value = state.runtime && state.runtime.name ? state.runtime.name : "";
+          }
+        }
+
+        $("network-form").addEventListener("submit", async (event) => {
+          event.preventDefault();
+          const name = $("network-select").value;
+          const response = name
+            ? await api("/__admin/network", { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ profile: name }) })
+            : await api("/__admin/network", { method: "DELETE" });
+          if (response.status === 401) return askForToken("The token was refused.");
+          $("network-select").blur();
+          refresh();
+        });
 
         async function showCertificateLink() {
           const response = await api("/__admin/ca.pem", { method: "HEAD" });

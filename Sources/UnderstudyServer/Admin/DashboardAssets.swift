@@ -57,6 +57,14 @@ enum DashboardAssets {
             <h2>Gates</h2>
             <div id="gates"><p class="empty">no gates</p></div>
           </section>
+          <section id="network-section">
+            <h2>Network</h2>
+            <form id="network-form" class="gate">
+              <span id="network-current">full speed</span>
+              <label>Deliver from now on <select id="network-select"><option value="">at full speed</option></select></label>
+              <button type="submit">Apply</button>
+            </form>
+          </section>
         </main>
         </body>
         </html>

@@ -17,6 +17,8 @@ import Understudy
 ///   was sent) or `failed` (then `error` says why: unreadable file, throwing closure, upstream).
 /// - `redirectedFrom` is present only for redirect hops.
 /// - `httpVersion` is `HTTP/1.1` or `HTTP/2`, what the request came over.
+/// - `network` is present when the response was delivered on a network profile: its `name`
+///   (`null` for a custom one), `latencyMs`, `rate` (`400kbit/s`) and `bytesPerSecond`.
 /// - Header objects have their names sorted; repeated names are joined with `", "`.
 package struct JournalEntry: Sendable, Hashable, Codable {
     /// The request as it arrived.
@@ -82,6 +84,8 @@ package struct JournalEntry: Sendable, Hashable, Codable {
     package var httpVersion: String
     /// Bytes each way, when `outcome` is `tunnelled`.
     package var tunnel: Tunnel?
+    /// The network profile the response was delivered on, if any.
+    package var network: AdminJSON.NetworkProfileSummary?
 
     /// The bytes a `CONNECT` tunnel carried.
     package struct Tunnel: Codable, Sendable, Hashable {
@@ -146,10 +150,11 @@ package struct JournalEntry: Sendable, Hashable, Codable {
         self.transport = interaction.transport.rawValue
         self.redirectedFrom = interaction.redirectedFrom
         self.httpVersion = interaction.httpVersion
+        self.network = interaction.network.map(AdminJSON.NetworkProfileSummary.init)
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, time, request, stub, response, outcome, fault, error, durationMs, transport, redirectedFrom, tunnel, httpVersion
+        case id, time, request, stub, response, outcome, fault, error, durationMs, transport, redirectedFrom, tunnel, httpVersion, network
     }
 
     package init(from decoder: any Decoder) throws {
@@ -173,6 +178,7 @@ package struct JournalEntry: Sendable, Hashable, Codable {
         redirectedFrom = try container.decodeIfPresent(Int.self, forKey: .redirectedFrom)
         tunnel = try container.decodeIfPresent(Tunnel.self, forKey: .tunnel)
         httpVersion = try container.decodeIfPresent(String.self, forKey: .httpVersion) ?? "HTTP/1.1"
+        network = try container.decodeIfPresent(AdminJSON.NetworkProfileSummary.self, forKey: .network)
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -191,6 +197,7 @@ package struct JournalEntry: Sendable, Hashable, Codable {
         try container.encodeIfPresent(redirectedFrom, forKey: .redirectedFrom)
         try container.encodeIfPresent(tunnel, forKey: .tunnel)
         try container.encode(httpVersion, forKey: .httpVersion)
+        try container.encodeIfPresent(network, forKey: .network)
     }
 
     /// `2025-01-02T03:04:05.678Z`.
