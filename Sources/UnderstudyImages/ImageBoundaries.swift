@@ -45,9 +45,9 @@ package enum ImageBoundaries {
     /// The offset just past each frame of an animation, in order, or `nil` when the bytes are
     /// no container whose frames are known here. A still image is one frame.
     ///
-    /// Each container has its own walk, in ``frameWalks``: animated WebP (`ANMF` chunks) and
-    /// GIF (image descriptors and their data sub-blocks). Another container joins by adding
-    /// its function there.
+    /// Each container has its own walk, in ``frameWalks``: animated WebP (`ANMF` chunks), GIF
+    /// (image descriptors and their data sub-blocks) and AVIF sequences (the sample tables of
+    /// `moov`). Another container joins by adding its function there.
     package static func frameEnds(_ data: Data) -> [Int]? {
         guard let kind = ImageKind.detect(data), let walk = frameWalks[kind] else { return nil }
         return walk([UInt8](data))
@@ -57,6 +57,7 @@ package enum ImageBoundaries {
     package static let frameWalks: [ImageKind: @Sendable ([UInt8]) -> [Int]?] = [
         .webp: webpFrameEnds,
         .gif: gifFrameEnds,
+        .avif: avifFrameEnds,
     ]
 
     /// The end of each `ANMF` chunk of a WebP (RIFF) file; a still WebP is one frame.
@@ -109,5 +110,105 @@ package enum ImageBoundaries {
             }
         }
         return ends.isEmpty ? nil : ends
+    }
+
+    /// The end of each frame of an AVIF sequence (`avis`): frame *n* ends where the last byte of
+    /// sample *n* of any of its tracks (colour, and alpha when it has one) lies, read from each
+    /// track's sample table (`stsz`, `stsc`, `stco`/`co64`) in `moov`. A still AVIF (no `moov`)
+    /// is one frame.
+    static func avifFrameEnds(_ bytes: [UInt8]) -> [Int]? {
+        func readUInt(_ at: Int, _ width: Int) -> Int? {
+            guard at >= 0, at + width <= bytes.count else { return nil }
+            var value = 0
+            for index in at..<at + width { value = value << 8 | Int(bytes[index]) }
+            return value
+        }
+        /// The boxes directly inside `range`: (type, payload range), or `nil` when one is cut off.
+        func boxes(in range: Range<Int>) -> [(String, Range<Int>)]? {
+            var found: [(String, Range<Int>)] = []
+            var position = range.lowerBound
+            while position + 8 <= range.upperBound {
+                guard var size = readUInt(position, 4) else { return nil }
+                let type = String(decoding: bytes[position + 4..<position + 8], as: UTF8.self)
+                var header = 8
+                if size == 1 {
+                    guard let large = readUInt(position + 8, 8) else { return nil }
+                    size = large
+                    header = 16
+                } else if size == 0 {
+                    size = range.upperBound - position
+                }
+                guard size >= header, position + size <= range.upperBound else { return nil }
+                found.append((type, position + header..<position + size))
+                position += size
+            }
+            return found
+        }
+        func child(_ type: String, of range: Range<Int>) -> Range<Int>? {
+            boxes(in: range)?.first { $0.0 == type }?.1
+        }
+        /// The end offset of each sample of one track, from its `stbl`.
+        func sampleEnds(_ stbl: Range<Int>) -> [Int]? {
+            guard let stsz = child("stsz", of: stbl), let stsc = child("stsc", of: stbl),
+                  let fixedSize = readUInt(stsz.lowerBound + 4, 4), let sampleCount = readUInt(stsz.lowerBound + 8, 4),
+                  sampleCount <= bytes.count
+            else { return nil }
+            var sizes: [Int] = []
+            for index in 0..<sampleCount {
+                if fixedSize != 0 { sizes.append(fixedSize); continue }
+                guard let size = readUInt(stsz.lowerBound + 12 + 4 * index, 4) else { return nil }
+                sizes.append(size)
+            }
+            var chunkOffsets: [Int] = []
+            if let stco = child("stco", of: stbl), let count = readUInt(stco.lowerBound + 4, 4), count <= bytes.count {
+                for index in 0..<count {
+                    guard let offset = readUInt(stco.lowerBound + 8 + 4 * index, 4) else { return nil }
+                    chunkOffsets.append(offset)
+                }
+            } else if let co64 = child("co64", of: stbl), let count = readUInt(co64.lowerBound + 4, 4), count <= bytes.count {
+                for index in 0..<count {
+                    guard let offset = readUInt(co64.lowerBound + 8 + 8 * index, 8) else { return nil }
+                    chunkOffsets.append(offset)
+                }
+            } else {
+                return nil
+            }
+            // stsc: runs of chunks (first chunk, 1-based) with the same number of samples each.
+            guard let runCount = readUInt(stsc.lowerBound + 4, 4), runCount <= bytes.count else { return nil }
+            var runs: [(firstChunk: Int, samplesPerChunk: Int)] = []
+            for index in 0..<runCount {
+                guard let first = readUInt(stsc.lowerBound + 8 + 12 * index, 4),
+                      let perChunk = readUInt(stsc.lowerBound + 12 + 12 * index, 4)
+                else { return nil }
+                runs.append((first, perChunk))
+            }
+            var ends: [Int] = []
+            var sample = 0
+            for (chunkIndex, chunkOffset) in chunkOffsets.enumerated() where sample < sizes.count {
+                let chunkNumber = chunkIndex + 1
+                let perChunk = runs.last { $0.firstChunk <= chunkNumber }?.samplesPerChunk ?? 0
+                var position = chunkOffset
+                for _ in 0..<perChunk where sample < sizes.count {
+                    position += sizes[sample]
+                    guard position <= bytes.count else { return nil }
+                    ends.append(position)
+                    sample += 1
+                }
+            }
+            return ends.count == sizes.count ? ends : nil
+        }
+
+        guard let top = boxes(in: 0..<bytes.count), top.first?.0 == "ftyp" else { return nil }
+        guard let moov = top.first(where: { $0.0 == "moov" })?.1 else { return [bytes.count] }
+        var tracks: [[Int]] = []
+        for (type, trak) in boxes(in: moov) ?? [] where type == "trak" {
+            guard let mdia = child("mdia", of: trak), let minf = child("minf", of: mdia),
+                  let stbl = child("stbl", of: minf), let ends = sampleEnds(stbl)
+            else { return nil }
+            tracks.append(ends)
+        }
+        let frameCount = tracks.map(\.count).max() ?? 0
+        guard frameCount > 0 else { return nil }
+        return (0..<frameCount).map { frame in tracks.compactMap { frame < $0.count ? $0[frame] : nil }.max()! }
     }
 }

@@ -64,6 +64,26 @@ final class PiecesServerTests: XCTestCase {
         }
     }
 
+    func testAnAnimatedAVIFByFramesArrivesInOneBurstPerFrameInsideItsMediaData() async throws {
+        let avif = try ImageTranscoder().renderSync(
+            .animated(width: 40, height: 30, pattern: .checkerboard, frames: 4, frameDuration: .milliseconds(100)),
+            as: .avif(quality: 60, speed: 8)
+        )
+        let stubs = StubRegistry()
+        stubs.stub(.path("/spinner.avif"), response: .data(avif).inPieces(.frames, interval: .milliseconds(250)))
+        try await withServer(stubs) { server in
+            let (_, arrivals) = try NetworkProfileServerTests.rawArrivals(port: server.port, path: "/spinner.avif")
+            let ends = Self.burstEnds(arrivals, gap: 0.1)
+            XCTAssertEqual(ends.count, 4, "one burst per frame: \(ends)")
+            XCTAssertEqual(ends.last, avif.count)
+            // Each cut falls inside the media data (after the `mdat` box's header), where the
+            // coded frames are, and they ascend: not inside the boxes that describe them.
+            let mdat = try XCTUnwrap(Self.offsets(of: Array("mdat".utf8), in: avif).first)
+            for cut in ends.dropLast() { XCTAssertGreaterThan(cut, mdat + 4, "cut \(cut), mdat at \(mdat)") }
+            XCTAssertEqual(ends, ends.sorted())
+        }
+    }
+
     func testARangeOfABodyInPiecesIsTheRightBytes() async throws {
         let body = Data((0..<5_000).map { UInt8(truncatingIfNeeded: $0 * 7) })
         let stubs = StubRegistry()

@@ -57,7 +57,7 @@ final class StubFileNetworkTests: XCTestCase {
             ]}
             """)
         XCTAssertEqual(sandbox.issues(), [
-            "Stubs/a.json:2: stubs[0].response.pieces.by: unknown cut 'lines'; expected scans (a progressive JPEG) or frames (an animated WebP or GIF)",
+            "Stubs/a.json:2: stubs[0].response.pieces.by: unknown cut 'lines'; expected scans (a progressive JPEG) or frames (an animated WebP, GIF or AVIF)",
             "Stubs/a.json:3: stubs[1].response.pieces.at: expected a list of byte offsets like [1024, 8192], found a list",
             "Stubs/a.json:4: stubs[2].response.pieces: missing key 'at' or 'by'; expected {at: [offsets], interval: 200ms} or {by: scans | frames, interval: 200ms}",
             "Stubs/a.json:5: stubs[3].response.pieces.by: found both 'at' and 'by'; expected one of them",

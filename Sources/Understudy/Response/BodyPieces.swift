@@ -17,7 +17,7 @@ public struct BodyPieces: Sendable, Hashable {
         case at([Int])
         /// Before each SOS marker of a JPEG but the first, so each piece ends with one more scan.
         case scans
-        /// After each frame of an animated WebP or GIF (a still image is one piece).
+        /// After each frame of an animated WebP, GIF or AVIF (a still image is one piece).
         case frames
     }
 

@@ -15,7 +15,7 @@ extension StubResponse {
     }
 
     /// Delivers the body in pieces with `interval` between them: cut at byte offsets, after
-    /// each scan of a progressive JPEG, or after each frame of an animated WebP or GIF. The
+    /// each scan of a progressive JPEG, or after each frame of an animated WebP, GIF or AVIF. The
     /// bytes are those served whole; a range (206) is cut where its bytes were cut in the whole.
     /// A body the cut does not fit (`.scans` of a PNG) answers 500 saying why.
     ///

@@ -73,7 +73,7 @@ extension StubFileParser {
                 guard let name = string(field.value, fieldPath, expected: "scans or frames") else { continue }
                 let byName: [String: BodyPieces.Cut] = ["scans": .scans, "frames": .frames]
                 guard let chosen = byName[name] else {
-                    report(field.value, fieldPath, "unknown cut '\(name)'; expected scans (a progressive JPEG) or frames (an animated WebP or GIF)")
+                    report(field.value, fieldPath, "unknown cut '\(name)'; expected scans (a progressive JPEG) or frames (an animated WebP, GIF or AVIF)")
                     continue
                 }
                 if cut != nil {
