@@ -197,7 +197,7 @@ final class NetworkProfileTests: XCTestCase {
             XCTAssertEqual("\($0)", "pieces by scans needs a JPEG body; this body (\(png.count) bytes) is png")
         }
         XCTAssertThrowsError(try StubResponse.data(png).inPieces(.frames, interval: .zero).renderImmediately(for: request, stubName: "a")) {
-            XCTAssertEqual("\($0)", "pieces by frames needs an animated gif or webp body; this body (\(png.count) bytes) is png")
+            XCTAssertEqual("\($0)", "pieces by frames needs an animated avif, gif or webp body; this body (\(png.count) bytes) is png")
         }
     }
 

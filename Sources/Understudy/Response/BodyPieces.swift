@@ -50,8 +50,9 @@ public struct BodyPieces: Sendable, Hashable {
             cuts = Array(starts.dropFirst())
         case .frames:
             guard let ends = ImageBoundaries.frameEnds(body) else {
-                let kinds = ImageBoundaries.frameWalks.keys.map(\.rawValue).sorted().joined(separator: " or ")
-                throw RenderError("pieces by frames needs an animated \(kinds) body; this body (\(body.count) bytes) is \(Self.describe(body))")
+                let kinds = ImageBoundaries.frameWalks.keys.map(\.rawValue).sorted()
+                let named = kinds.dropLast().joined(separator: ", ") + (kinds.count > 1 ? " or " : "") + (kinds.last ?? "")
+                throw RenderError("pieces by frames needs an animated \(named) body; this body (\(body.count) bytes) is \(Self.describe(body))")
             }
             cuts = Array(ends.dropLast())
         }

@@ -59,7 +59,10 @@ final class DeliveryDriver {
                 writer.flush()
                 let deadline = nextDeadline(after: duration)
                 let driver = NIOLoopBound(self, eventLoop: writer.eventLoop)
-                timer = writer.eventLoop.scheduleTask(deadline: Self.coalesced(deadline, span: duration)) {
+                // Only the body's slices share wake-ups: a wait before the head (a delay, a
+                // profile's latency) ends when it says.
+                let due = headTime == nil ? deadline : Self.coalesced(deadline, span: duration)
+                timer = writer.eventLoop.scheduleTask(deadline: due) {
                     driver.value.timer = nil
                     driver.value.lastDeadline = deadline
                     driver.value.run()
@@ -123,8 +126,8 @@ final class DeliveryDriver {
         return max(lastDeadline + span, now + TimeAmount.nanoseconds(span.nanoseconds / 2))
     }
 
-    /// `deadline` rounded up to a grid of 4 ms (of half the wait, for waits under 8 ms), so
-    /// the timers of many paced bodies fall due together and the loop wakes once for them all
+    /// A body slice's `deadline` rounded up to a grid of 4 ms (of half the wait, for waits under
+    /// 8 ms), so the timers of many paced bodies fall due together and the loop wakes once for them all
     /// instead of once each (500 slow-3g clients: a wake-up, with its system calls, per slice).
     /// The next wait counts from the exact deadline, so the rate stays exact; two slices of one
     /// body still never share a wake-up.
