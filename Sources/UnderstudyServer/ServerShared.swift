@@ -14,7 +14,9 @@ final class ServerShared: Sendable {
     let tls: LazyTLS?
     /// Answers every connection's requests and journals them.
     let responder: StubResponder
-    /// One cache of framed responses per event loop, each used only on its loop.
+    /// One cache of framed responses per event loop, each used only on its loop, and the
+    /// renderings they share.
+    private let sharedWireResponses = SharedWireResponses()
     private let wireResponseCaches = LockedState<[ObjectIdentifier: WireResponseCache]>([:])
     private let state: LockedState<(channels: [ObjectIdentifier: any Channel], host: String, port: Int)>
 
@@ -45,7 +47,7 @@ final class ServerShared: Sendable {
     func wireResponses(for eventLoop: any EventLoop) -> WireResponseCache {
         wireResponseCaches.withLock { caches in
             if let cache = caches[ObjectIdentifier(eventLoop)] { return cache }
-            let cache = WireResponseCache()
+            let cache = WireResponseCache(shared: sharedWireResponses)
             caches[ObjectIdentifier(eventLoop)] = cache
             return cache
         }
