@@ -195,7 +195,8 @@ final class HTTP2StreamTests: XCTestCase {
                 XCTAssertEqual(fields["last-modified"]?.0, "Tue, 10 Nov 2026 10:00:0\(one ? 1 : 2) GMT")
                 XCTAssertEqual(fields["content-length"]?.0, one ? "1000" : "2000")
                 XCTAssertEqual(response.body, Array(Self.b.prefix(one ? 1_000 : 2_000)))
-                for name in ["etag", "last-modified", "content-length"] {
+                XCTAssertEqual(fields["x-understudy-stub"]?.0, one ? "one" : "two")
+                for name in ["etag", "last-modified", "content-length", "x-understudy-stub"] {
                     XCTAssertEqual(fields[name]?.1, .nonIndexable, "\(name) of \(path) is sent without indexing")
                 }
                 for name in ["content-type", "cache-control"] {

@@ -9,7 +9,7 @@ import Understudy
 /// `Vary` among them, goes as it is.
 ///
 /// The fields whose values differ from one response to the next (``perResponse``: `ETag`,
-/// `Last-Modified`, `Content-Length`, `Date`, ...) go as literals the HPACK encoder does not
+/// `Last-Modified`, `Content-Length`, `Date`, `X-Understudy-Stub`, ...) go as literals the HPACK encoder does not
 /// add to its dynamic table: indexed, each stub's pair pushed out the stable fields (a
 /// `Content-Type` sent on every response) and the encoder scanned a table that was always
 /// full, 19% of the instructions of an h2 client asking for 1,000 different images.
@@ -17,6 +17,7 @@ enum HTTP2HeaderBlock {
     /// Fields sent without indexing (their values seldom repeat across responses).
     static let perResponse: Set<String> = [
         "etag", "last-modified", "content-length", "date", "content-range", "expires", "age", "content-md5", "digest",
+        "x-understudy-stub",
     ]
 
     /// Names a response on HTTP/2 must not carry.
