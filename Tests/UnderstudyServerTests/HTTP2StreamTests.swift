@@ -175,7 +175,8 @@ final class HTTP2StreamTests: XCTestCase {
     /// A response's per-response fields (ETag, Last-Modified, Content-Length) reach the client
     /// as HPACK literals it must not add to its dynamic table, and the fields every response
     /// shares (Content-Type, Cache-Control) as indexable ones: 1,000 stubs each indexing their
-    /// own ETag kept both ends' tables churning. The values arrive whole on every response.
+    /// own ETag kept both ends' tables churning. A rendering sent right after itself has them
+    /// indexable (a client repeating a URL). The values arrive whole on every response.
     func testPerResponseFieldsAreNotIndexedAndSharedOnesAre() async throws {
         let stubs = StubRegistry()
         for (name, tag) in [("one", "\"v1\""), ("two", "\"v2\"")] {
@@ -201,6 +202,20 @@ final class HTTP2StreamTests: XCTestCase {
                 }
                 for name in ["content-type", "cache-control"] {
                     XCTAssertEqual(fields[name]?.1, .indexable, "\(name) of \(path) may be indexed")
+                }
+            }
+            // The same rendering again, right after itself: a client repeating a URL gets its
+            // fields indexed, then as indexes (both decode as indexable), with the same values.
+            for round in 1...2 {
+                let response = try await client.send("/one")
+                let headers = try XCTUnwrap(response.headers)
+                let fields = Dictionary(headers.map { ($0.name, ($0.value, $0.indexable)) }, uniquingKeysWith: { first, _ in first })
+                XCTAssertEqual(fields["etag"]?.0, "\"v1\"")
+                XCTAssertEqual(fields["last-modified"]?.0, "Tue, 10 Nov 2026 10:00:01 GMT")
+                XCTAssertEqual(fields["content-length"]?.0, "1000")
+                XCTAssertEqual(response.body, Array(Self.b.prefix(1_000)))
+                for name in ["etag", "last-modified", "content-length", "x-understudy-stub"] {
+                    XCTAssertEqual(fields[name]?.1, .indexable, "\(name) of a repeat (round \(round)) is indexable")
                 }
             }
             await client.close()
