@@ -16,7 +16,9 @@ final class ServerShared: Sendable {
     let responder: StubResponder
     /// The network responses are delivered on: `--network`, and the admin API's over it.
     let network: NetworkSetting
-    /// One cache of framed responses per event loop, each used only on its loop.
+    /// One cache of framed responses per event loop, each used only on its loop, and the
+    /// renderings they share.
+    private let sharedWireResponses = SharedWireResponses()
     private let wireResponseCaches = LockedState<[ObjectIdentifier: WireResponseCache]>([:])
     private let state: LockedState<(channels: [ObjectIdentifier: any Channel], host: String, port: Int)>
 
@@ -50,7 +52,7 @@ final class ServerShared: Sendable {
     func wireResponses(for eventLoop: any EventLoop) -> WireResponseCache {
         wireResponseCaches.withLock { caches in
             if let cache = caches[ObjectIdentifier(eventLoop)] { return cache }
-            let cache = WireResponseCache()
+            let cache = WireResponseCache(shared: sharedWireResponses)
             caches[ObjectIdentifier(eventLoop)] = cache
             return cache
         }

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOHPACK
 import NIOHTTP2
 import Understudy
 import UnderstudyServer
@@ -169,6 +170,56 @@ final class HTTP2StreamTests: XCTestCase {
         XCTAssertEqual(entries.count, 60)
         XCTAssertTrue(entries.allSatisfy { $0.httpVersion == "HTTP/2" && $0.outcome == .completed })
         XCTAssertEqual(entries.map(\.bodyBytesSent).reduce(0, +), 30 * 100_000 + 30 * 20_000)
+    }
+
+    /// A response's per-response fields (ETag, Last-Modified, Content-Length) reach the client
+    /// as HPACK literals it must not add to its dynamic table, and the fields every response
+    /// shares (Content-Type, Cache-Control) as indexable ones: 1,000 stubs each indexing their
+    /// own ETag kept both ends' tables churning. A rendering sent right after itself has them
+    /// indexable (a client repeating a URL). The values arrive whole on every response.
+    func testPerResponseFieldsAreNotIndexedAndSharedOnesAre() async throws {
+        let stubs = StubRegistry()
+        for (name, tag) in [("one", "\"v1\""), ("two", "\"v2\"")] {
+            stubs.stub(.path("/\(name)"), named: name, response: .data(Data(Self.b.prefix(name == "one" ? 1_000 : 2_000)), contentType: "image/png").headers([
+                "ETag": tag, "Last-Modified": "Tue, 10 Nov 2026 10:00:0\(name == "one" ? 1 : 2) GMT", "Cache-Control": "max-age=60",
+            ]))
+        }
+        try await withServer(stubs) { server in
+            let client = try await HTTP2TestClient.connect(port: server.port)
+            for path in ["/one", "/two", "/one"] {
+                let response = try await client.send(path)
+                XCTAssertEqual(response.status, "200")
+                let headers = try XCTUnwrap(response.headers)
+                let fields = Dictionary(headers.map { ($0.name, ($0.value, $0.indexable)) }, uniquingKeysWith: { first, _ in first })
+                let one = path == "/one"
+                XCTAssertEqual(fields["etag"]?.0, one ? "\"v1\"" : "\"v2\"")
+                XCTAssertEqual(fields["last-modified"]?.0, "Tue, 10 Nov 2026 10:00:0\(one ? 1 : 2) GMT")
+                XCTAssertEqual(fields["content-length"]?.0, one ? "1000" : "2000")
+                XCTAssertEqual(response.body, Array(Self.b.prefix(one ? 1_000 : 2_000)))
+                XCTAssertEqual(fields["x-understudy-stub"]?.0, one ? "one" : "two")
+                for name in ["etag", "last-modified", "content-length", "x-understudy-stub"] {
+                    XCTAssertEqual(fields[name]?.1, .nonIndexable, "\(name) of \(path) is sent without indexing")
+                }
+                for name in ["content-type", "cache-control"] {
+                    XCTAssertEqual(fields[name]?.1, .indexable, "\(name) of \(path) may be indexed")
+                }
+            }
+            // The same rendering again, right after itself: a client repeating a URL gets its
+            // fields indexed, then as indexes (both decode as indexable), with the same values.
+            for round in 1...2 {
+                let response = try await client.send("/one")
+                let headers = try XCTUnwrap(response.headers)
+                let fields = Dictionary(headers.map { ($0.name, ($0.value, $0.indexable)) }, uniquingKeysWith: { first, _ in first })
+                XCTAssertEqual(fields["etag"]?.0, "\"v1\"")
+                XCTAssertEqual(fields["last-modified"]?.0, "Tue, 10 Nov 2026 10:00:01 GMT")
+                XCTAssertEqual(fields["content-length"]?.0, "1000")
+                XCTAssertEqual(response.body, Array(Self.b.prefix(1_000)))
+                for name in ["etag", "last-modified", "content-length", "x-understudy-stub"] {
+                    XCTAssertEqual(fields[name]?.1, .indexable, "\(name) of a repeat (round \(round)) is indexable")
+                }
+            }
+            await client.close()
+        }
     }
 
     func testRequestBodiesAndTheBodyLimit() async throws {

@@ -45,8 +45,12 @@ final class HTTP2Connection: ChannelInboundHandler {
     private var goingAway = false
     /// Closes the connection once it has had no stream for the head timeout (see ``awaitStreams()``).
     private var idleTimer: Scheduled<Void>?
-    /// HEADERS blocks by rendering (``PreparedResponse/renderID``), the most recently sent kept.
-    private var headerBlocks = BoundedCache<UInt64, HPACKHeaders>(countLimit: 256)
+    /// HEADERS blocks by rendering (``PreparedResponse/renderID``), the most recently sent kept:
+    /// with the per-response fields not indexed, and (once sent twice in a row) with everything
+    /// indexable.
+    private var headerBlocks = BoundedCache<UInt64, (literal: HPACKHeaders, indexed: HPACKHeaders?)>(countLimit: 256)
+    /// The rendering of the last HEADERS block sent from a rendering.
+    private var lastRenderID: UInt64?
     private let connectionWindow = HTTP2InboundWindow()
     /// Inside a read, flushes wait for its end: the streams a read answers leave together.
     private var reading = false
@@ -251,14 +255,24 @@ final class HTTP2Connection: ChannelInboundHandler {
 
     // MARK: - Header blocks
 
-    /// The HEADERS block of `prepared`, made once per rendering on this connection.
+    /// The HEADERS block of `prepared`, made once per rendering on this connection. Its
+    /// per-response fields (ETag, ...) are not indexed, so that many renderings in turn do not
+    /// churn the HPACK table, unless it is the rendering sent last: a client asking for one
+    /// URL over and over then gets them as table indexes.
     func headerBlock(for prepared: PreparedResponse) -> HPACKHeaders {
         guard let id = prepared.renderID else {
             return HTTP2HeaderBlock.response(status: prepared.status, headers: prepared.headers)
         }
-        if let block = headerBlocks.value(for: id) { return block }
-        let block = HTTP2HeaderBlock.response(status: prepared.status, headers: prepared.headers)
-        headerBlocks.insert(block, for: id)
-        return block
+        let repeated = id == lastRenderID
+        lastRenderID = id
+        let cached = headerBlocks.value(for: id)
+        if let cached, !repeated { return cached.literal }
+        if let indexed = cached?.indexed { return indexed }
+        let literal = cached?.literal ?? HTTP2HeaderBlock.response(status: prepared.status, headers: prepared.headers)
+        // The indexable block is made only for a rendering sent twice in a row: a client going
+        // through many URLs would otherwise pay for a block it never sends.
+        let indexed = repeated ? HTTP2HeaderBlock.response(status: prepared.status, headers: prepared.headers, indexingEverything: true) : nil
+        headerBlocks.insert((literal, indexed), for: id)
+        return indexed ?? literal
     }
 }
