@@ -105,9 +105,11 @@ final class ChromiumProxyTests: XCTestCase {
         ] {
             XCTAssertTrue(answered.contains(line), "\(line) not in \(answered)")
         }
-        // Of the page's hosts, only the favicon Chromium asks for on its own went unmatched.
+        // Of the page's hosts, nothing went unmatched but the favicon Chromium asks for on its
+        // own, which it may ask for after the page's load event or not before it exits (CI saw
+        // both): none of the page's own requests.
         let pageHosts = stubs.journal.unmatched.filter { $0.request.url.host?.hasSuffix(".example.test") == true }
-        XCTAssertEqual(pageHosts.map(\.request.url.path), ["/favicon.ico"])
+        XCTAssertEqual(pageHosts.map(\.request.url.path).filter { $0 != "/favicon.ico" }, [])
     }
 
     func testThirtyImagesMultiplexedOverHTTP2WhileOneStreamIsReset() async throws {
