@@ -39,7 +39,7 @@ enum ServerPipeline {
     ) -> (all: [any ChannelHandler], connection: HTTP1ConnectionHandler, answerer: StubRequestHandler) {
         let origin = origin ?? shared.plainOrigin
         let connection = HTTP1ConnectionHandler(settings: shared.http1Settings(origin), silentInput: silentInput)
-        let answerer = StubRequestHandler(shared: shared, origin: origin, wireResponses: shared.wireResponses(for: eventLoop))
+        let answerer = StubRequestHandler(shared: shared, origin: origin, resources: shared.resources(for: eventLoop))
         return ([connection, AdminRouteHandler(admin: shared.admin), answerer], connection, answerer)
     }
 }

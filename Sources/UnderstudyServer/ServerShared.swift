@@ -16,10 +16,10 @@ final class ServerShared: Sendable {
     let responder: StubResponder
     /// The network responses are delivered on: `--network`, and the admin API's over it.
     let network: NetworkSetting
-    /// One cache of framed responses per event loop, each used only on its loop, and the
-    /// renderings they share.
+    /// The renderings every event loop's framed-response cache shares.
     private let sharedWireResponses = SharedWireResponses()
-    private let wireResponseCaches = LockedState<[ObjectIdentifier: WireResponseCache]>([:])
+    /// What each event loop's connections share, used only on that loop.
+    private let loopResources = LockedState<[ObjectIdentifier: LoopResources]>([:])
     private let state: LockedState<(channels: [ObjectIdentifier: any Channel], host: String, port: Int)>
 
     init(
@@ -47,14 +47,24 @@ final class ServerShared: Sendable {
         )
     }
 
-    /// The framed-response cache of `eventLoop`, for the connections it serves: looked up once
-    /// per connection, then used without a lock.
-    func wireResponses(for eventLoop: any EventLoop) -> WireResponseCache {
-        wireResponseCaches.withLock { caches in
-            if let cache = caches[ObjectIdentifier(eventLoop)] { return cache }
-            let cache = WireResponseCache(shared: sharedWireResponses)
-            caches[ObjectIdentifier(eventLoop)] = cache
-            return cache
+    /// What the connections of one event loop share, each used only on that loop.
+    struct LoopResources {
+        /// Its framed responses.
+        let wireResponses: WireResponseCache
+        /// Where its paced bodies' slices wait.
+        let pacing: PacingClock
+    }
+
+    /// The resources of `eventLoop`, for the connections it serves: looked up once per
+    /// connection, then used without a lock.
+    func resources(for eventLoop: any EventLoop) -> LoopResources {
+        loopResources.withLock { all in
+            if let resources = all[ObjectIdentifier(eventLoop)] { return resources }
+            let resources = LoopResources(
+                wireResponses: WireResponseCache(shared: sharedWireResponses), pacing: PacingClock(eventLoop: eventLoop)
+            )
+            all[ObjectIdentifier(eventLoop)] = resources
+            return resources
         }
     }
 

@@ -25,6 +25,7 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let origin: ConnectionOrigin
     private let responder: StubResponder
     private let wireResponses: WireResponseCache
+    private let pacing: PacingClock
     private var repeatable: Repeatable?
     /// How many answers came from a fixed canned stub (each sets ``repeatable``): a counter, by
     /// which ``RepeatedRequestShortcut`` tells whether the request it passed on was one.
@@ -33,11 +34,12 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var driver: DeliveryDriver?
     private var context: ChannelHandlerContext?
 
-    init(shared: ServerShared, origin: ConnectionOrigin, wireResponses: WireResponseCache) {
+    init(shared: ServerShared, origin: ConnectionOrigin, resources: ServerShared.LoopResources) {
         self.shared = shared
         self.origin = origin
         self.responder = shared.responder
-        self.wireResponses = wireResponses
+        self.wireResponses = resources.wireResponses
+        self.pacing = resources.pacing
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -185,7 +187,8 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         writer.prepare(wire, version: version, keepAlive: keepAlive && !refused, closing: answer.response.truncateAfter != nil || refused, lingering: refused)
         let driver = DeliveryDriver(
-            answer: answer, request: request, method: method, arrival: arrival, journalID: journalID, responder: responder, writer: writer
+            answer: answer, request: request, method: method, arrival: arrival, journalID: journalID, responder: responder, writer: writer,
+            pacing: pacing
         )
         self.driver = driver
         driver.run()

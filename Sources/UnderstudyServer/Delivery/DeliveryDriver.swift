@@ -11,6 +11,8 @@ final class DeliveryDriver {
     private let arrival: ServerRequest.Arrival
     private let responder: StubResponder
     private let writer: any ResponseWriter
+    /// Where the body's slices wait (waits before the head take a timer of their own).
+    private let pacing: PacingClock
     private var plan: DeliveryPlan
     /// The journal entry, opened when the request arrived or when the plan first waits; `nil`
     /// for an answer sent at once, which is recorded whole when it ends.
@@ -18,6 +20,8 @@ final class DeliveryDriver {
     private var bodyBytesSent = 0
     private var headTime: NIODeadline?
     private var timer: Scheduled<Void>?
+    /// Counts the waits on ``pacing``: a wake-up for an earlier one (cancelled) is ignored.
+    private var pacingTicket = 0
     /// The gate the body is held at, while it is.
     private var held: (gate: Gate, ticket: Gate.Ticket)?
     /// Set once the journal entry is closed: nothing more happens.
@@ -34,9 +38,10 @@ final class DeliveryDriver {
     ///   - journalID: the entry opened when the request arrived, if it was.
     ///   - responder: records the outcome.
     ///   - writer: carries out the actions.
+    ///   - pacing: the clock of `writer`'s event loop, where body slices wait.
     init(
         answer: StubAnswer, request: StubRequest, method: String, arrival: ServerRequest.Arrival, journalID: Int?,
-        responder: StubResponder, writer: any ResponseWriter
+        responder: StubResponder, writer: any ResponseWriter, pacing: PacingClock
     ) {
         self.answer = answer
         self.request = request
@@ -44,6 +49,7 @@ final class DeliveryDriver {
         self.journalID = journalID
         self.responder = responder
         self.writer = writer
+        self.pacing = pacing
         self.plan = answer.response.deliveryPlan(method: method)
     }
 
@@ -58,11 +64,15 @@ final class DeliveryDriver {
                 }
                 writer.flush()
                 let deadline = nextDeadline(after: duration)
+                if headTime != nil {
+                    // The body's slices share wake-ups, on the loop's pacing clock.
+                    pacingTicket += 1
+                    pacing.wake(self, ticket: pacingTicket, at: Self.coalesced(deadline, span: duration), deadline: deadline)
+                    return
+                }
+                // A wait before the head (a delay, a profile's latency) ends when it says.
                 let driver = NIOLoopBound(self, eventLoop: writer.eventLoop)
-                // Only the body's slices share wake-ups: a wait before the head (a delay, a
-                // profile's latency) ends when it says.
-                let due = headTime == nil ? deadline : Self.coalesced(deadline, span: duration)
-                timer = writer.eventLoop.scheduleTask(deadline: due) {
+                timer = writer.eventLoop.scheduleTask(deadline: deadline) {
                     driver.value.timer = nil
                     driver.value.lastDeadline = deadline
                     driver.value.run()
@@ -137,10 +147,18 @@ final class DeliveryDriver {
         return .uptimeNanoseconds(UInt64((nanoseconds + grid - 1) / grid * grid))
     }
 
+    /// The pacing clock's wake-up for the wait `ticket`, whose exact due time was `deadline`.
+    func paced(ticket: Int, deadline: NIODeadline) {
+        guard ticket == pacingTicket, !closed else { return }
+        lastDeadline = deadline
+        run()
+    }
+
     /// The client went away (or the server is stopping): journaled as cancelled with the bytes sent.
     func cancel() {
         timer?.cancel()
         timer = nil
+        pacingTicket += 1
         if let (gate, ticket) = held {
             gate.leave(ticket)
             held = nil

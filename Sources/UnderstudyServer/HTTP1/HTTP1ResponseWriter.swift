@@ -78,7 +78,13 @@ final class HTTP1ResponseWriter: ResponseWriter {
             let region = FileRegion(
                 fileHandle: file.handle, readerIndex: wire.fileOffset + range.lowerBound, endIndex: wire.fileOffset + range.upperBound
             )
-            // The file stays open until this write is done, whatever the cache does meanwhile.
+            guard range.upperBound == wire.body.readableBytes else {
+                // ``wire`` keeps the file open while slices before the last are in flight: it
+                // is only replaced for the next response, after the last one.
+                return context.write(NIOAny(IOData.fileRegion(region)), promise: nil)
+            }
+            // The file stays open until the last write is done (writes complete in order),
+            // whatever the cache and the next response do meanwhile.
             let written = context.eventLoop.makePromise(of: Void.self)
             written.futureResult.whenComplete { _ in withExtendedLifetime(file) {} }
             context.write(NIOAny(IOData.fileRegion(region)), promise: written)

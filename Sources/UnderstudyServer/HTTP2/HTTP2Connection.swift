@@ -32,6 +32,8 @@ final class HTTP2Connection: ChannelInboundHandler {
     let scheme: String
     let listener: @Sendable () -> String
     let wireResponses: WireResponseCache
+    /// Where the streams' paced bodies wait.
+    let pacing: PacingClock
     let eventLoop: any EventLoop
     let allocator = ByteBufferAllocator()
     var repeatable: Repeatable?
@@ -61,7 +63,9 @@ final class HTTP2Connection: ChannelInboundHandler {
         self.scheme = scheme
         self.listener = listener
         self.eventLoop = eventLoop
-        self.wireResponses = shared.wireResponses(for: eventLoop)
+        let resources = shared.resources(for: eventLoop)
+        self.wireResponses = resources.wireResponses
+        self.pacing = resources.pacing
     }
 
     func handlerAdded(context: ChannelHandlerContext) {

@@ -263,7 +263,8 @@ final class HTTP2Stream {
         }
         writer.prepare(wire, headers: connection.headerBlock(for: answer.response), resetAfterEnd: !requestWhole)
         let driver = DeliveryDriver(
-            answer: answer, request: request, method: method, arrival: arrival, journalID: journalID, responder: responder, writer: writer
+            answer: answer, request: request, method: method, arrival: arrival, journalID: journalID, responder: responder, writer: writer,
+            pacing: connection.pacing
         )
         self.driver = driver
         driver.run()
