@@ -1,5 +1,5 @@
 import Foundation
-import Understudy
+@_spi(Fuzzing) import Understudy
 
 /// What both stub-file targets do with an input, in one syntax or the other: read the bytes as
 /// the loader reads a file (UTF-8 or refused), as a stub document whose `file:` paths resolve
@@ -11,5 +11,5 @@ public func loadStubFile(_ bytes: UnsafePointer<UInt8>, _ count: Int, format: St
     _ = try? StubFileLoader.stubs(
         parsing: text, format: format, named: name, relativeTo: FuzzSandbox.directory, allowsSingleStub: true
     )
-    _ = try? StubFileLoader.requestMatcher(parsing: text, format: format, named: name)
+    try? StubFileLoader.checkRequestMatcher(parsing: text, format: format, named: name)
 }

@@ -176,6 +176,14 @@ public enum StubFileLoader {
         return matcher
     }
 
+    /// ``requestMatcher(parsing:format:named:)`` for the fuzz targets of `make fuzz`, which are a
+    /// package of their own and so cannot reach `package` declarations: the same parse, the
+    /// matcher discarded.
+    /// - Throws: ``StubFileError`` with every issue found.
+    @_spi(Fuzzing) public static func checkRequestMatcher(parsing text: String, format: Format, named name: String) throws {
+        _ = try requestMatcher(parsing: text, format: format, named: name)
+    }
+
     // MARK: - Files
 
     private static func parse(

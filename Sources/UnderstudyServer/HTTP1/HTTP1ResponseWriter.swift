@@ -8,6 +8,11 @@ import Understudy
 /// closes. One per connection, pointed at each response in turn with ``prepare(_:version:keepAlive:lingering:)``.
 final class HTTP1ResponseWriter: ResponseWriter {
     private let context: ChannelHandlerContext
+    /// Where bytes are written and flushed: the context of the connection's first handler of
+    /// ours (``RepeatedRequestShortcut``), so that they go straight to the socket (or the TLS
+    /// handler) instead of through each of our handlers' pass-through `write` and `flush`. Events
+    /// (``ResponseEnded``) still go from ``context``, past ``HTTP1ConnectionHandler``.
+    private let output: ChannelHandlerContext
     private var wire: WireResponse?
     private var version = HTTPVersion.http1_1
     private var keepAlive = true
@@ -27,6 +32,7 @@ final class HTTP1ResponseWriter: ResponseWriter {
     ///   - sendsFiles: whether the bytes go straight to a socket (not through TLS).
     init(context: ChannelHandlerContext, sendsFiles: Bool) {
         self.context = context
+        self.output = (try? context.pipeline.syncOperations.context(handlerType: RepeatedRequestShortcut.self)) ?? context
         self.sendsFiles = sendsFiles
     }
 
@@ -56,7 +62,7 @@ final class HTTP1ResponseWriter: ResponseWriter {
             return
         }
         let head = wire.head(version: version, keepAlive: keepAlive, closing: closing, allocator: context.channel.allocator)
-        context.write(NIOAny(IOData.byteBuffer(head)), promise: nil)
+        output.write(NIOAny(IOData.byteBuffer(head)), promise: nil)
     }
 
     /// Writes a held head on its own, before anything else goes.
@@ -64,14 +70,14 @@ final class HTTP1ResponseWriter: ResponseWriter {
         guard headHeld, let wire else { return }
         headHeld = false
         let head = wire.head(version: version, keepAlive: keepAlive, closing: closing, allocator: context.channel.allocator)
-        context.write(NIOAny(IOData.byteBuffer(head)), promise: nil)
+        output.write(NIOAny(IOData.byteBuffer(head)), promise: nil)
     }
 
     func writeBody(_ range: Range<Int>) {
         guard let wire else { return }
         if headHeld, let joined = wire.keepAliveResponse, range == 0..<wire.body.readableBytes {
             headHeld = false
-            return context.write(NIOAny(IOData.byteBuffer(joined)), promise: nil)
+            return output.write(NIOAny(IOData.byteBuffer(joined)), promise: nil)
         }
         releaseHead()
         if sendsFiles, let file = wire.file {
@@ -81,22 +87,22 @@ final class HTTP1ResponseWriter: ResponseWriter {
             guard range.upperBound == wire.body.readableBytes else {
                 // ``wire`` keeps the file open while slices before the last are in flight: it
                 // is only replaced for the next response, after the last one.
-                return context.write(NIOAny(IOData.fileRegion(region)), promise: nil)
+                return output.write(NIOAny(IOData.fileRegion(region)), promise: nil)
             }
             // The file stays open until the last write is done (writes complete in order),
             // whatever the cache and the next response do meanwhile.
             let written = context.eventLoop.makePromise(of: Void.self)
             written.futureResult.whenComplete { _ in withExtendedLifetime(file) {} }
-            context.write(NIOAny(IOData.fileRegion(region)), promise: written)
+            output.write(NIOAny(IOData.fileRegion(region)), promise: written)
         } else {
             let slice = wire.body.getSlice(at: wire.body.readerIndex + range.lowerBound, length: range.count)!
-            context.write(NIOAny(IOData.byteBuffer(slice)), promise: nil)
+            output.write(NIOAny(IOData.byteBuffer(slice)), promise: nil)
         }
     }
 
     func flush() {
         releaseHead()
-        context.flush()
+        output.flush()
     }
 
     func end(close: Bool) {
@@ -110,14 +116,14 @@ final class HTTP1ResponseWriter: ResponseWriter {
         } else if close || closing || !keepAlive {
             flushThen { channel.close(promise: nil) }
         } else {
-            context.flush()
+            output.flush()
             context.triggerUserOutboundEvent(ResponseEnded(), promise: nil)
         }
     }
 
     func abort() {
         releaseHead()
-        context.flush()
+        output.flush()
         context.close(promise: nil)
     }
 
@@ -127,7 +133,7 @@ final class HTTP1ResponseWriter: ResponseWriter {
         for action in fault.wireActions(stubName: wire?.stubName) {
             switch action {
             case .writeRaw(let bytes):
-                context.writeAndFlush(NIOAny(IOData.byteBuffer(context.channel.allocator.buffer(bytes: bytes))), promise: nil)
+                output.writeAndFlush(NIOAny(IOData.byteBuffer(context.channel.allocator.buffer(bytes: bytes))), promise: nil)
             case .close(let reset):
                 let channel = context.channel
                 if reset, let provider = channel as? any SocketOptionProvider {
@@ -143,7 +149,7 @@ final class HTTP1ResponseWriter: ResponseWriter {
                 writeHead()
                 // A fault stub's body is empty; anything else is sent whole.
                 if let wire, wire.body.readableBytes > 0 { writeBody(0..<wire.body.readableBytes) }
-                context.flush()
+                output.flush()
             }
         }
         return held
@@ -151,7 +157,7 @@ final class HTTP1ResponseWriter: ResponseWriter {
 
     /// Flushes, then runs `body` once everything written so far has left.
     private func flushThen(_ body: @escaping @Sendable () -> Void) {
-        context.writeAndFlush(NIOAny(IOData.byteBuffer(context.channel.allocator.buffer(capacity: 0)))).whenComplete { _ in body() }
+        output.writeAndFlush(NIOAny(IOData.byteBuffer(context.channel.allocator.buffer(capacity: 0)))).whenComplete { _ in body() }
     }
 }
 
@@ -162,6 +168,6 @@ extension HTTP1ResponseWriter: AdminResponseWriter {
     }
 
     func writeChunk(_ chunk: ByteBuffer) -> EventLoopFuture<Void> {
-        context.writeAndFlush(NIOAny(IOData.byteBuffer(chunk)))
+        output.writeAndFlush(NIOAny(IOData.byteBuffer(chunk)))
     }
 }
