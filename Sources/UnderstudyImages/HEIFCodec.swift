@@ -22,6 +22,7 @@ enum HEIFCodec {
 
         init(_ data: Data) throws {
             _ = HEIFCodec.initialized
+            try HEIFCodec.checkDerivedImages(data)
             self.data = data
             bytes = CBuffer(data)
             var context: OpaquePointer?
@@ -57,6 +58,41 @@ enum HEIFCodec {
         let reader = try Reader(data)
         try RGBAImage.checkSize(width: reader.width, height: reader.height, pixelLimit: pixelLimit)
         return try reader.decode()
+    }
+
+    /// The longest chain of derived images (grids, overlays, identity transforms) made from
+    /// derived images that is decoded: a grid of grids, not a grid of grids of grids.
+    static let maximumDerivationDepth = 2
+
+    /// Refuses, before libheif sees it, a file in which decoding an image would lead back to
+    /// it (a grid among its own tiles, or an alpha image made from the image it belongs to) or
+    /// through a chain of more than ``maximumDerivationDepth`` derived images. libheif 1.15
+    /// follows those references recursively, each tile of a grid on a thread of its own, and does
+    /// not look for cycles: such a file (found by `make fuzz`) started threads until memory ran
+    /// out, past 2 GB, and with decoding threads off, overflowed the stack.
+    static func checkDerivedImages(_ data: Data) throws {
+        let (inputs, auxiliaries) = ISOBMFF(bytes: [UInt8](data)).decodingReferences()
+        guard !inputs.isEmpty || !auxiliaries.isEmpty else { return }
+        var depths: [Int: Int] = [:]
+        /// The most derived images on a path of decoding from `item`; `path` led here.
+        func depth(of item: Int, path: [Int]) throws -> Int {
+            if let known = depths[item] { return known }
+            if path.contains(item) {
+                let cycle = (path.drop { $0 != item } + [item]).map(String.init).joined(separator: " -> ")
+                throw ImageError(.corrupt, "corrupt HEIC: decoding item \(item) leads back to it (\(cycle), through derived-image and auxiliary-image references)")
+            }
+            var deepest = 0
+            for next in Set(inputs[item, default: []] + auxiliaries[item, default: []]) {
+                deepest = max(deepest, try depth(of: next, path: path + [item]))
+            }
+            let result = deepest + (inputs[item] == nil ? 0 : 1)
+            guard result <= maximumDerivationDepth else {
+                throw ImageError(.corrupt, "corrupt HEIC: decoding item \(item) goes through \(result) derived images (grids, overlays, transforms) made from one another; at most \(maximumDerivationDepth) are decoded (a grid of grids)")
+            }
+            depths[item] = result
+            return result
+        }
+        for item in Set(inputs.keys).union(auxiliaries.keys).sorted() { _ = try depth(of: item, path: []) }
     }
 
     /// A HEIC of one image at `quality` (0..100, clamped).

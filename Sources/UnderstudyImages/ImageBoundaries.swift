@@ -117,36 +117,9 @@ package enum ImageBoundaries {
     /// track's sample table (`stsz`, `stsc`, `stco`/`co64`) in `moov`. A still AVIF (no `moov`)
     /// is one frame.
     static func avifFrameEnds(_ bytes: [UInt8]) -> [Int]? {
-        func readUInt(_ at: Int, _ width: Int) -> Int? {
-            guard at >= 0, at + width <= bytes.count else { return nil }
-            var value = 0
-            for index in at..<at + width { value = value << 8 | Int(bytes[index]) }
-            return value
-        }
-        /// The boxes directly inside `range`: (type, payload range), or `nil` when one is cut off.
-        func boxes(in range: Range<Int>) -> [(String, Range<Int>)]? {
-            var found: [(String, Range<Int>)] = []
-            var position = range.lowerBound
-            while position + 8 <= range.upperBound {
-                guard var size = readUInt(position, 4) else { return nil }
-                let type = String(decoding: bytes[position + 4..<position + 8], as: UTF8.self)
-                var header = 8
-                if size == 1 {
-                    guard let large = readUInt(position + 8, 8) else { return nil }
-                    size = large
-                    header = 16
-                } else if size == 0 {
-                    size = range.upperBound - position
-                }
-                guard size >= header, position + size <= range.upperBound else { return nil }
-                found.append((type, position + header..<position + size))
-                position += size
-            }
-            return found
-        }
-        func child(_ type: String, of range: Range<Int>) -> Range<Int>? {
-            boxes(in: range)?.first { $0.0 == type }?.1
-        }
+        let file = ISOBMFF(bytes: bytes)
+        func readUInt(_ at: Int, _ width: Int) -> Int? { file.uint(at: at, width: width) }
+        func child(_ type: String, of range: Range<Int>) -> Range<Int>? { file.child(type, of: range) }
         /// The end offset of each sample of one track, from its `stbl`.
         func sampleEnds(_ stbl: Range<Int>) -> [Int]? {
             guard let stsz = child("stsz", of: stbl), let stsc = child("stsc", of: stbl),
@@ -198,10 +171,10 @@ package enum ImageBoundaries {
             return ends.count == sizes.count ? ends : nil
         }
 
-        guard let top = boxes(in: 0..<bytes.count), top.first?.0 == "ftyp" else { return nil }
+        guard let top = file.topLevel else { return nil }
         guard let moov = top.first(where: { $0.0 == "moov" })?.1 else { return [bytes.count] }
         var tracks: [[Int]] = []
-        for (type, trak) in boxes(in: moov) ?? [] where type == "trak" {
+        for (type, trak) in file.boxes(in: moov) ?? [] where type == "trak" {
             guard let mdia = child("mdia", of: trak), let minf = child("minf", of: mdia),
                   let stbl = child("stbl", of: minf), let ends = sampleEnds(stbl)
             else { return nil }

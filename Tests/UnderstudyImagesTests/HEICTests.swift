@@ -90,4 +90,71 @@ final class HEICTests: XCTestCase {
             XCTAssertTrue(code == .tooLarge || code == .corrupt, "\(error)")
         }
     }
+
+    /// What `make fuzz` found (FuzzHEIC, 1,295 bytes): grid 4 is made from grid 2, whose alpha
+    /// image is grid 4 (an `auxl` reference in a box whose size overruns the file). libheif 1.15
+    /// decoded it by starting threads until memory ran out (and with its decoding threads off,
+    /// overflowed the stack); it is refused before libheif decodes.
+    func testDerivedImagesThatLeadBackToThemselvesAreRefusedBeforeLibheifDecodes() throws {
+        let base64 = [
+            "AAAAHGZ0eXBoZWljAAAAAG1pZjFoZWljbWlhZgAAAvxtZXRhAAAAAAAAACFoZGxyAAAAAAAAAABwaWN0AAAAAAAAAAAAAAAAAAAA",
+            "AA5waXRtAAAAAAACAAAAGGlkYXQAAAAAAAgABgAAAAAACAAGAAAAYGlsb2MBAAAAREAABAABAAAAAAAAAyAAAQAAAAAAAABEAAIA",
+            "AQAAAAAAAAABAAAAAAAAAAgAAwAAAAAAAANkAAEAAAAAAAAALAAEAAEAAAAAAAAAAQAAAAgAAAAIAAAAYmlpbmYAAAAAAAQAAAAV",
+            "aW5mZQIAAAEAAQAAaHZjMQAAAAAVaW5mZQIAAAAAAgAAZ3JpZAAAAAAVaW5mZQIAAAEAAwAAaHZjMQAAAAAVaW5mZQIAAAAABAAA",
+            "Z3JpZAAAAAGxaXBycAAAAYRpcGNvAAAAdmh2Y0MBA3AAAAAAAAAAAAAe8AD8/fj6AAAPAyAAAQAYQAEMAf//A3AAAAMAkAAAAwAA",
+            "AwAeugJAIQABACpCAQEDcAAAAwCQAAADAAADAB6gIIEFluqumubgQEDAgAAAAwCAAAADAIQiAAEABkQBwXPBiQAAABRpc3BlAAAA",
+            "AAAAAEAAAABAAAAAFGlzcGUAAAAAAAAACAAAAAYAAAAQcGl4aQAAAAADCAgIAAAAcWh2Y0MBBAgAAAAAAAAAAAAe8AD8/Pj4AAAP",
+            "AyAAAQAXQAEMAf//BAgAAAMAn/gAAAMAAB66AkAhAAEAJkIBAQQIAAADAJ/4AAADAAAewIIEFluqumubAgAAAwACAAADAAIQIgAB",
+            "AAZEAcFzwYkAAAAUaXNwZQAAAAAAAABAAAAAQAAAABRpc3BlAAAAAAAAAAgAAAAGAAAADnBpeGkAAAAAAQgAAAAnYXV4QwAAAAB1",
+            "cm46bXBlZzpoZXZjOjIwMTU6YXV4aWQ6MQAAAAAlaXBtYQAAAAAAAAAEAAECgQIAAgIDhAADAoUGAAQDB4iJAAAANmlyZWYAAAAA",
+            "AAAADmRpbWcAAgABAAEAAAAOZGltZwAEAAEAAv//9w5hdXhsAAQAAQACAAAAeG1kYXQAAABAKAGvEyGhIGjmOjUXEpjlhPh2j7Dr",
+            "I/fYm6Mnae7hxb9PuIVvMfLiEk38/fj6AAAPAyAAAQAYQAEMAf//A3AAAAMAkAAAAwAAAwAeugJAIQABACpCAQEDcAAAAwCQAAAD",
+            "AAADAB6gIIEFluqumubgQEDAgAAAAwCAAAADAIQiAAEABkQBwXPBiQAnAAAUaXNwZQAAAAAAAABAAAAAQAAAAE40aGVpZjhCb3hf",
+            "aXJvdEUGAAAAEHBpeGkAAAAAAwgICAAAAHFodmNDAQQIAAAAAAAAAAAAHvAA/Pz4+AAADwMgAAEAF0ABDAH//wQIAAADAJ/4AAAD",
+            "AAAeugJAIQABACZCAQEECAAAAwCf+AAAAwAAHsCCBBZbqrprmwIAAAMAAgAAAwACECIAAQAGRAHBc8GJAAAAFGlzcGUAAAAAAAAA",
+            "QAAAAEAAAAAUaXNwZQAAAAAAAAAIAAAABgAAAA5waXhpAAAAAAEIAAAAJ2F1eEMAAAAAdXJuOm1wZWc6aGV2YzoyMDE1OmF1eGlk",
+            "OjEAAAAAJWlwbWEAAAAAAAAABAABAoECAAICA6Dp5JuXPFZKAfrXgYDSDnCgkxORSmKWAAAAKCgBriZCyIOAx9QCVtQvwMyjXG2e",
+            "gI3RkRYvqJNPworggxX7YWNDnzo=",
+        ].joined()
+        let file = try XCTUnwrap(Data(base64Encoded: base64))
+        XCTAssertEqual(ImageKind.detect(file), .heic)
+        XCTAssertThrowsError(try RGBAImage(decoding: file)) { error in
+            XCTAssertEqual((error as? ImageError)?.code, .corrupt)
+            XCTAssertEqual(
+                "\(error)", "corrupt HEIC: decoding item 2 leads back to it (2 -> 4 -> 2, through derived-image and auxiliary-image references)"
+            )
+        }
+    }
+
+    /// Item references written as a HEIC's `meta` box would hold them (no image data: the file
+    /// is refused before any is read): `chains` maps each derived item to the items it is made
+    /// from, written as `dimg` references of an `iref` of version 0.
+    private static func heic(derived chains: [(Int, [Int])]) -> Data {
+        func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {
+            let size = UInt32(8 + payload.count)
+            return withUnsafeBytes(of: size.bigEndian, Array.init) + Array(type.utf8) + payload
+        }
+        func uint16(_ value: Int) -> [UInt8] { [UInt8(value >> 8), UInt8(value & 0xFF)] }
+        let references = chains.flatMap { from, to in box("dimg", uint16(from) + uint16(to.count) + to.flatMap(uint16)) }
+        let meta = box("meta", [0, 0, 0, 0] + box("iref", [0, 0, 0, 0] + references))
+        return Data(box("ftyp", Array("heic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8)) + meta)
+    }
+
+    func testAChainOfGridsIsDecodedTwoDeepAndRefusedThreeDeep() throws {
+        // Three derived images made from one another: 1 from 2, 2 from 3, 3 from coded 4 and 5.
+        XCTAssertThrowsError(try RGBAImage(decoding: Self.heic(derived: [(1, [2]), (2, [3]), (3, [4, 5])]))) { error in
+            XCTAssertEqual(
+                "\(error)",
+                "corrupt HEIC: decoding item 1 goes through 3 derived images (grids, overlays, transforms) made from one another; at most 2 are decoded (a grid of grids)"
+            )
+        }
+        XCTAssertThrowsError(try RGBAImage(decoding: Self.heic(derived: [(7, [8, 9]), (9, [7])]))) { error in
+            XCTAssertEqual("\(error)", "corrupt HEIC: decoding item 7 leads back to it (7 -> 9 -> 7, through derived-image and auxiliary-image references)")
+        }
+        // Two deep passes the check and reaches libheif, which finds no image in this file.
+        XCTAssertThrowsError(try RGBAImage(decoding: Self.heic(derived: [(1, [2]), (2, [3, 4])]))) { error in
+            XCTAssertEqual((error as? ImageError)?.code, .corrupt)
+            XCTAssertTrue("\(error)".hasPrefix("corrupt HEIC: libheif: heif_context_read_from_memory"), "\(error)")
+        }
+    }
 }

@@ -62,10 +62,21 @@ public final class Journal: Sendable {
     ///   - keepsBodies: whether entries keep the response body bytes sent (for HAR export).
     public init(limit: Int? = nil, byteLimit: Int? = nil, keepsBodies: Bool = false) {
         var initial = State(limit: limit, byteLimit: byteLimit, keepsBodies: keepsBodies)
-        // Reserved up front so that a full journal rotates through exactly `limit` slots
-        // instead of a grown buffer's worth.
-        if let limit, limit <= 1_000_000 { initial.entries.reserveCapacity(limit) }
+        // Reserved up front so that a full journal rotates through exactly the slots it can
+        // fill instead of a grown buffer's worth: `limit`, or fewer when `byteLimit` holds fewer
+        // entries (each counts at least its slot). Reserving `limit` alone, a journal bounded
+        // in bytes still touched every one of 100,000 slots as it rotated: 16 MB resident
+        // whatever `byteLimit` said.
+        if let slots = Self.slots(limit: limit, byteLimit: byteLimit) { initial.entries.reserveCapacity(slots) }
         state = LockedState(initial)
+    }
+
+    /// The most entries `limit` and `byteLimit` let the journal hold at once, when that is few
+    /// enough to reserve.
+    private static func slots(limit: Int?, byteLimit: Int?) -> Int? {
+        let byBytes = byteLimit.map { max(1, $0 / JournalRecord.size) }
+        guard let most = [limit, byBytes].compactMap({ $0 }).min(), most <= 1_000_000 else { return nil }
+        return most
     }
 
     /// Whether entries keep the response body bytes sent (``Interaction/responseBody``), as

@@ -1,0 +1,84 @@
+/// Reads the boxes of an ISO base media file (AVIF, HEIC) without trusting a length: every read
+/// is bounds-checked, and a box cut off is `nil`, never a crash.
+struct ISOBMFF {
+    let bytes: [UInt8]
+
+    /// The big-endian unsigned integer of `width` bytes at `at`, if the data holds it.
+    func uint(at: Int, width: Int) -> Int? {
+        guard at >= 0, at + width <= bytes.count else { return nil }
+        var value = 0
+        for index in at..<at + width { value = value << 8 | Int(bytes[index]) }
+        return value
+    }
+
+    /// The boxes directly inside `range`: (type, payload range), or `nil` when one is cut off
+    /// (with `upToCutOff`, the boxes before it).
+    func boxes(in range: Range<Int>, upToCutOff: Bool = false) -> [(type: String, payload: Range<Int>)]? {
+        var found: [(type: String, payload: Range<Int>)] = []
+        var position = range.lowerBound
+        while position + 8 <= range.upperBound {
+            guard var size = uint(at: position, width: 4) else { return upToCutOff ? found : nil }
+            let type = String(decoding: bytes[position + 4..<position + 8], as: UTF8.self)
+            var header = 8
+            if size == 1 {
+                guard let large = uint(at: position + 8, width: 8) else { return upToCutOff ? found : nil }
+                size = large
+                header = 16
+            } else if size == 0 {
+                size = range.upperBound - position
+            }
+            guard size >= header, size <= range.upperBound - position else { return upToCutOff ? found : nil }
+            found.append((type, position + header..<position + size))
+            position += size
+        }
+        return found
+    }
+
+    /// The payload of the first box of `type` directly inside `range`.
+    func child(_ type: String, of range: Range<Int>) -> Range<Int>? {
+        boxes(in: range)?.first { $0.type == type }?.payload
+    }
+
+    /// The top-level boxes, when the file starts with `ftyp` and none is cut off.
+    var topLevel: [(type: String, payload: Range<Int>)]? {
+        guard let top = boxes(in: 0..<bytes.count), top.first?.type == "ftyp" else { return nil }
+        return top
+    }
+
+    /// The references of the `meta` box (`iref`) that decoding an item follows: a derived
+    /// item's inputs (`dimg`: the tiles of a grid, the image an overlay or a transform is made
+    /// from), and an item's auxiliary images (`auxl`, written from the alpha or depth image to
+    /// the one it belongs to, which decodes it too). Read as a decoder reads them, leniently: a
+    /// box cut off or overrunning its parent still gives the references it holds, so what a
+    /// decoder would follow is seen here too. Empty when the file has no `meta` or `iref`.
+    func decodingReferences() -> (inputs: [Int: [Int]], auxiliaries: [Int: [Int]]) {
+        // meta and iref are full boxes: a version byte and three flag bytes before their boxes.
+        guard let top = boxes(in: 0..<bytes.count, upToCutOff: true), top.first?.type == "ftyp",
+              let meta = top.first(where: { $0.type == "meta" })?.payload, meta.count >= 4,
+              let iref = boxes(in: meta.lowerBound + 4..<meta.upperBound, upToCutOff: true)?.first(where: { $0.type == "iref" })?.payload,
+              iref.count >= 4, let version = uint(at: iref.lowerBound, width: 1)
+        else { return ([:], [:]) }
+        let idWidth = version == 0 ? 2 : 4
+        var inputs: [Int: [Int]] = [:], auxiliaries: [Int: [Int]] = [:]
+        var position = iref.lowerBound + 4
+        while position + 8 <= iref.upperBound, let size = uint(at: position, width: 4) {
+            let type = String(decoding: bytes[position + 4..<position + 8], as: UTF8.self)
+            let end = min(iref.upperBound, position + max(size, 8))
+            var field = position + 8
+            if let from = uint(at: field, width: idWidth), field + idWidth + 2 <= end, let count = uint(at: field + idWidth, width: 2) {
+                field += idWidth + 2
+                var targets: [Int] = []
+                for _ in 0..<count {
+                    guard field + idWidth <= end, let to = uint(at: field, width: idWidth) else { break }
+                    targets.append(to)
+                    field += idWidth
+                }
+                if type == "dimg" { inputs[from, default: []] += targets }
+                if type == "auxl" { for master in targets { auxiliaries[master, default: []].append(from) } }
+            }
+            guard size >= 8, size <= iref.upperBound - position else { break }
+            position += size
+        }
+        return (inputs, auxiliaries)
+    }
+}
