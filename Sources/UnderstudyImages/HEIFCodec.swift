@@ -66,12 +66,18 @@ enum HEIFCodec {
 
     /// Refuses, before libheif sees it, a file in which decoding an image would lead back to
     /// it (a grid among its own tiles, or an alpha image made from the image it belongs to) or
-    /// through a chain of more than ``maximumDerivationDepth`` derived images. libheif 1.15
+    /// through a chain of more than ``maximumDerivationDepth`` derived images, or whose item
+    /// references are malformed (read leniently, they made such cycles too). libheif 1.15
     /// follows those references recursively, each tile of a grid on a thread of its own, and does
     /// not look for cycles: such a file (found by `make fuzz`) started threads until memory ran
     /// out, past 2 GB, and with decoding threads off, overflowed the stack.
     static func checkDerivedImages(_ data: Data) throws {
-        let (inputs, auxiliaries) = ISOBMFF(bytes: [UInt8](data)).decodingReferences()
+        let inputs: [Int: [Int]], auxiliaries: [Int: [Int]]
+        do {
+            (inputs, auxiliaries) = try ISOBMFF(bytes: [UInt8](data)).decodingReferences()
+        } catch {
+            throw ImageError(.corrupt, "corrupt HEIC: \(error.problem) (at byte \(error.offset)); libheif would guess at it, so it is not decoded")
+        }
         guard !inputs.isEmpty || !auxiliaries.isEmpty else { return }
         var depths: [Int: Int] = [:]
         /// The most derived images on a path of decoding from `item`; `path` led here.

@@ -45,38 +45,47 @@ struct ISOBMFF {
         return top
     }
 
+    /// A box this reader cannot trust: where it starts, and what is wrong with it.
+    struct MalformedBox: Error {
+        let offset: Int
+        let problem: String
+    }
+
     /// The references of the `meta` box (`iref`) that decoding an item follows: a derived
     /// item's inputs (`dimg`: the tiles of a grid, the image an overlay or a transform is made
     /// from), and an item's auxiliary images (`auxl`, written from the alpha or depth image to
-    /// the one it belongs to, which decodes it too). Read as a decoder reads them, leniently: a
-    /// box cut off or overrunning its parent still gives the references it holds, so what a
-    /// decoder would follow is seen here too. Empty when the file has no `meta` or `iref`.
-    func decodingReferences() -> (inputs: [Int: [Int]], auxiliaries: [Int: [Int]]) {
+    /// the one it belongs to, which decodes it too). Empty when the file has no `meta` or
+    /// `iref`. Strict: decoders read a malformed `iref` leniently, each in its own way, so a
+    /// reference box cut off, overrunning the `iref` or too short for its fields is thrown
+    /// rather than guessed at.
+    func decodingReferences() throws(MalformedBox) -> (inputs: [Int: [Int]], auxiliaries: [Int: [Int]]) {
         // meta and iref are full boxes: a version byte and three flag bytes before their boxes.
         guard let top = boxes(in: 0..<bytes.count, upToCutOff: true), top.first?.type == "ftyp",
               let meta = top.first(where: { $0.type == "meta" })?.payload, meta.count >= 4,
-              let iref = boxes(in: meta.lowerBound + 4..<meta.upperBound, upToCutOff: true)?.first(where: { $0.type == "iref" })?.payload,
-              iref.count >= 4, let version = uint(at: iref.lowerBound, width: 1)
+              let iref = boxes(in: meta.lowerBound + 4..<meta.upperBound, upToCutOff: true)?.first(where: { $0.type == "iref" })?.payload
         else { return ([:], [:]) }
+        guard iref.count >= 4, let version = uint(at: iref.lowerBound, width: 1) else {
+            throw MalformedBox(offset: iref.lowerBound - 8, problem: "the iref box is too short for its version and flags")
+        }
         let idWidth = version == 0 ? 2 : 4
         var inputs: [Int: [Int]] = [:], auxiliaries: [Int: [Int]] = [:]
         var position = iref.lowerBound + 4
-        while position + 8 <= iref.upperBound, let size = uint(at: position, width: 4) {
-            let type = String(decoding: bytes[position + 4..<position + 8], as: UTF8.self)
-            let end = min(iref.upperBound, position + max(size, 8))
-            var field = position + 8
-            if let from = uint(at: field, width: idWidth), field + idWidth + 2 <= end, let count = uint(at: field + idWidth, width: 2) {
-                field += idWidth + 2
-                var targets: [Int] = []
-                for _ in 0..<count {
-                    guard field + idWidth <= end, let to = uint(at: field, width: idWidth) else { break }
-                    targets.append(to)
-                    field += idWidth
-                }
-                if type == "dimg" { inputs[from, default: []] += targets }
-                if type == "auxl" { for master in targets { auxiliaries[master, default: []].append(from) } }
+        while position < iref.upperBound {
+            guard position + 8 <= iref.upperBound, let size = uint(at: position, width: 4) else {
+                throw MalformedBox(offset: position, problem: "a reference box of the iref box is cut off")
             }
-            guard size >= 8, size <= iref.upperBound - position else { break }
+            guard size >= 8 + idWidth + 2, size <= iref.upperBound - position else {
+                throw MalformedBox(offset: position, problem: "a reference box of the iref box declares \(size) bytes, where \(8 + idWidth + 2) to \(iref.upperBound - position) fit")
+            }
+            let type = String(decoding: bytes[position + 4..<position + 8], as: UTF8.self)
+            let from = uint(at: position + 8, width: idWidth)!
+            let count = uint(at: position + 8 + idWidth, width: 2)!
+            guard 8 + idWidth + 2 + count * idWidth == size else {
+                throw MalformedBox(offset: position, problem: "the \(type) reference box of the iref box lists \(count) items in \(size) bytes")
+            }
+            let targets = (0..<count).map { uint(at: position + 10 + idWidth + $0 * idWidth, width: idWidth)! }
+            if type == "dimg" { inputs[from, default: []] += targets }
+            if type == "auxl" { for master in targets { auxiliaries[master, default: []].append(from) } }
             position += size
         }
         return (inputs, auxiliaries)

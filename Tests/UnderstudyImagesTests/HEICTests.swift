@@ -91,11 +91,12 @@ final class HEICTests: XCTestCase {
         }
     }
 
-    /// What `make fuzz` found (FuzzHEIC, 1,295 bytes): grid 4 is made from grid 2, whose alpha
-    /// image is grid 4 (an `auxl` reference in a box whose size overruns the file). libheif 1.15
-    /// decoded it by starting threads until memory ran out (and with its decoding threads off,
-    /// overflowed the stack); it is refused before libheif decodes.
-    func testDerivedImagesThatLeadBackToThemselvesAreRefusedBeforeLibheifDecodes() throws {
+    /// What `make fuzz` found (FuzzHEIC, two files of 1,295 bytes): grids whose item references
+    /// (`iref`) have a reference box that overruns the `iref` in one, and declares 6 bytes in
+    /// the other. libheif 1.15 read each leniently into a grid made, in the end, from itself,
+    /// and decoded it by starting threads until memory ran out, or for ever (with its decoding
+    /// threads off, it overflowed the stack). Both are refused before libheif decodes.
+    func testMalformedItemReferencesAreRefusedBeforeLibheifDecodes() throws {
         let base64 = [
             "AAAAHGZ0eXBoZWljAAAAAG1pZjFoZWljbWlhZgAAAvxtZXRhAAAAAAAAACFoZGxyAAAAAAAAAABwaWN0AAAAAAAAAAAAAAAAAAAA",
             "AA5waXRtAAAAAAACAAAAGGlkYXQAAAAAAAgABgAAAAAACAAGAAAAYGlsb2MBAAAAREAABAABAAAAAAAAAyAAAQAAAAAAAABEAAIA",
@@ -121,7 +122,35 @@ final class HEICTests: XCTestCase {
         XCTAssertThrowsError(try RGBAImage(decoding: file)) { error in
             XCTAssertEqual((error as? ImageError)?.code, .corrupt)
             XCTAssertEqual(
-                "\(error)", "corrupt HEIC: decoding item 2 leads back to it (2 -> 4 -> 2, through derived-image and auxiliary-image references)"
+                "\(error)",
+                "corrupt HEIC: a reference box of the iref box declares 4294965006 bytes, where 12 to 14 fit (at byte 778); libheif would guess at it, so it is not decoded"
+            )
+        }
+        // The second file differs in one reference box: 6 bytes declared.
+        let shortBase64 = [
+            "AAAAHGZ0eXBoZWljAAAAAG1pZjFoZWljbWlhZgAAAvxtZXRhAAAAAAAAACFoZGxyAAAAAAAAAABwaWN0AAAAAAAAAAAAAAAAAAAA",
+            "AA5waXRtAAAAAAACAAAAGGlkYXQAAAAAAAgABgAAAAAACAAGAAAAYGlsb2MBAAAAREAABAABAAAAAAAAAyAAAQAAAAAAAABEAAIA",
+            "AQAAAAAAAAABAAAAAAAAAAgAAwAAAAAAAANkAAEAAAAAAAAALAAEAAEAAAAAAAAAAQAAAAgAAAAIAAAAYmlpbmYAAAAAAAQAAAAV",
+            "aW5mZQIAAAEAAQAAaHZjMQAAAAAVaW5mZQIAAAAAAgAAZ3JpZAAAAAAVaW5mZQIAAAEAAwAAaHZjMQAAAAAVaW5mZQIAAAAABAAA",
+            "Z3JpZAAAAAGxaXBycAAAAYRpcGNvAAAAdmh2Y0MBA3AAAAAAAAAAAAAe8AD8/fj6AAAPAyAAAQAYQAEMAf//A3AAAAMAkAAAAwAA",
+            "AwAeugJAIQABACpCAQEDcAAAAwCQAAADAAADAB6gIIEFluqumubgQEDAgAAAAwCAAAADAIQiAAEABkQBwXPBiQAAABRpc3BlAAAA",
+            "AAAAAEAAAABAAAAAFGlzcGUAAAAAAAAACAAAAAYAAAAQcGl4aQAAAAADCAgIAAAAcWh2Y0MBBAgAAAAAAAAAAAAe8AD8/Pj4AAAP",
+            "AyAAAQAXQAEMAf//BAgAAAMAn/gAAAMAAB66AkAhAAEAJkIBAQQIAAADAJ/4AAADAAAewIIEFluqumubAgAAAwACAAADAAIQIgAB",
+            "AAZEAcFzwYkAAAAUaXNwZQAAAAAAAABAAAAAQAAAABRpc3BlAAAAAAAAAAgAAAAGAAAADnBpeGkAAAAAAQgAAAAnYXV4QwAAAAB1",
+            "cm46bXBlZzpoZXZjOjIwMTU6YXV4aWQ6MQAAAAAlaXBtYQAAAAAAAAAEAAECgQIAAgIDhAADAoUGAAQDB4iJAAAANmlyZWYAAAAA",
+            "AAAADmRpbWcAAgABAAEAAAAGZGltZwAEAAEAAv//9w5hdXhsAAQAAQACAAAAeG1kYXQAAABAKAGvEyGhIGjmOjUXEpjlhPh2j7Dr",
+            "I/fYm6Mnae7hxb9PuIVvMfLiEk38/fj6AAAPAyAAAQAYQAEMAf//A3AAAAMAkAAAAwAAAwAeugJAIQABACpCAQEDcAAAAwCQAAAD",
+            "AAADAB6gIIEFluqumubgQEDAgAAAAwCAAAADAIQiAAEABkQBwXPBiQAnAAAUaXNwZQAAAAAAAABAAAAAQAAAAE40aGVpZjhCb3hf",
+            "aXJvdEUGAAAAEHBpeGkAAAAAAwgICAAAAHFodmNDAQQIAAAAAAAAAAAAHvAA/Pz4+AAADwMgAAEAF0ABDAH//wQIAAADAJ/4AAAD",
+            "AAAeugJAIQABACZCAQEECAAAAwCf+AAAAwAAHsCCBBZbqrprmwIAAAMAAgAAAwACECIAAQAGRAHBc8GJAAAAFGlzcGUAAAAAAAAA",
+            "QAAAAEAAAAAUaXNwZQAAAAAAAAAIAAAABgAAAA5waXhpAAAAAAEIAAAAJ2F1eEMAAAAAdXJuOm1wZWc6aGV2YzoyMDE1OmF1eGlk",
+            "OjEAAAAAJWlwbWEAAAAAAAAABAABAoECAAICA6Dp5JuXPFZKAfrXgYDSDnCgkxORSmKWAAAAKCgBriZCyIOAx9QCVtQvwMyjXG2e",
+            "gI3RkRYvqJNPworggxX7AmNDnzo=",
+        ].joined()
+        XCTAssertThrowsError(try RGBAImage(decoding: try XCTUnwrap(Data(base64Encoded: shortBase64)))) { error in
+            XCTAssertEqual(
+                "\(error)",
+                "corrupt HEIC: a reference box of the iref box declares 6 bytes, where 12 to 28 fit (at byte 764); libheif would guess at it, so it is not decoded"
             )
         }
     }
@@ -129,13 +158,16 @@ final class HEICTests: XCTestCase {
     /// Item references written as a HEIC's `meta` box would hold them (no image data: the file
     /// is refused before any is read): `chains` maps each derived item to the items it is made
     /// from, written as `dimg` references of an `iref` of version 0.
-    private static func heic(derived chains: [(Int, [Int])]) -> Data {
+    private static func heic(derived chains: [(Int, [Int])], auxiliary: [(Int, [Int])] = []) -> Data {
         func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {
             let size = UInt32(8 + payload.count)
             return withUnsafeBytes(of: size.bigEndian, Array.init) + Array(type.utf8) + payload
         }
         func uint16(_ value: Int) -> [UInt8] { [UInt8(value >> 8), UInt8(value & 0xFF)] }
-        let references = chains.flatMap { from, to in box("dimg", uint16(from) + uint16(to.count) + to.flatMap(uint16)) }
+        func references(_ type: String, _ list: [(Int, [Int])]) -> [UInt8] {
+            list.flatMap { from, to in box(type, uint16(from) + uint16(to.count) + to.flatMap(uint16)) }
+        }
+        let references = references("dimg", chains) + references("auxl", auxiliary)
         let meta = box("meta", [0, 0, 0, 0] + box("iref", [0, 0, 0, 0] + references))
         return Data(box("ftyp", Array("heic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8)) + meta)
     }
@@ -150,6 +182,10 @@ final class HEICTests: XCTestCase {
         }
         XCTAssertThrowsError(try RGBAImage(decoding: Self.heic(derived: [(7, [8, 9]), (9, [7])]))) { error in
             XCTAssertEqual("\(error)", "corrupt HEIC: decoding item 7 leads back to it (7 -> 9 -> 7, through derived-image and auxiliary-image references)")
+        }
+        // Grid 4 is made from grid 2, whose alpha image (auxl, from 4 to 2) is grid 4.
+        XCTAssertThrowsError(try RGBAImage(decoding: Self.heic(derived: [(2, [1]), (4, [2])], auxiliary: [(4, [2])]))) { error in
+            XCTAssertEqual("\(error)", "corrupt HEIC: decoding item 2 leads back to it (2 -> 4 -> 2, through derived-image and auxiliary-image references)")
         }
         // Two deep passes the check and reaches libheif, which finds no image in this file.
         XCTAssertThrowsError(try RGBAImage(decoding: Self.heic(derived: [(1, [2]), (2, [3, 4])]))) { error in
