@@ -52,11 +52,20 @@ enum HEIFCodec {
         }
     }
 
-    /// The primary image as 8-bit RGBA. Its size is checked against `pixelLimit` from the `ispe`
-    /// property before any pixel is decoded.
+    /// The primary image as 8-bit RGBA. Its size, and every image size the file declares (each
+    /// `ispe` property, each grid's output: libheif allocates by those too), is checked against
+    /// `pixelLimit` before any pixel is decoded.
     static func decode(_ data: Data, pixelLimit: Int) throws -> RGBAImage {
         let reader = try Reader(data)
         try RGBAImage.checkSize(width: reader.width, height: reader.height, pixelLimit: pixelLimit)
+        for declared in ISOBMFF(bytes: [UInt8](data)).declaredImageSizes() {
+            let (pixels, overflow) = declared.width.multipliedReportingOverflow(by: declared.height)
+            guard overflow || pixels > pixelLimit else { continue }
+            throw ImageError(
+                .tooLarge,
+                "HEIC \(declared.what) declares \(declared.width)x\(declared.height) pixels, over the limit of \(pixelLimit) pixels; raise pixelLimit to allow it"
+            )
+        }
         return try reader.decode()
     }
 

@@ -193,4 +193,32 @@ final class HEICTests: XCTestCase {
             XCTAssertTrue("\(error)".hasPrefix("corrupt HEIC: libheif: heif_context_read_from_memory"), "\(error)")
         }
     }
+
+    /// What `make fuzz` found (FuzzHEIC, 912 bytes): an 8x6 primary image (its `ispe`) that is
+    /// a grid whose descriptor declares a far larger output, which libheif 1.15 allocated (2.7 GB
+    /// in one malloc) before finding the tiles wrong. Every size the file declares is held to the
+    /// pixel limit before libheif decodes.
+    func testAGridsDeclaredOutputIsHeldToThePixelLimitBeforeDecoding() throws {
+        let base64 = [
+            "AAAAHGZ0eXBoZWljAAAAAG1pZjFoZWljbWlhZgAAAvxtZXRhAAAAAAAAACFoZGxyAAAAAAAAAABwaWN0AAAAAAAAAAAAAAAAAAAA",
+            "AA5waXRtAAAAAAACAAAAGGlkYXQAAAAAaHZjMAAAAAAACAAGAAAAYGlsb2MBAAAAREAABAABAAAAAAAAAyAAAQAAAAAAAABEAAIA",
+            "AQAAAAAAAAABAAAAAAAAAAgAAwAAAAAAAANkAAEAAAAAAAAALAAEAAEAAAAAAAAAAQAAAAgAAAAIAAAAYmlpbmYAAAAAAAQAAAAV",
+            "aW5mZQIAAAEAAQAAaHZjMQAAAAAVaW5mZQIAAAAAAgAAZ3JpZAAAAAAVaW5mZQIAAAEAAwAAaHZjMQAAAAAVaW5mZQIAAAAABAAA",
+            "Z3JpZAAAAAGxaXBycAAAAYRpcGNvAAAAdmh2Y0MBA3AAAAAAAAAAAAAe8AD8/fj6AAAPAyAAAQAYQAEMAf//A3AAAAMAkAAAAwAA",
+            "AwAeugJAIQABACpCAQEDcAAAAwCQAAADAAADAB6gIIEFluqumubgQEDAgAAAAwCAAAADAIQiAAEABkQBwXPBiQAAABRpc3BlAAAA",
+            "AAAAAEAAAABAAAAAFGlzcGUAAAAAAAAACAAAAAYAAAAQcGl4aQAAAAADCAgIAAAAcWh2Y0MBBAgAAAAAAAAAAAAe8AD8/Pj4AAAP",
+            "AyAAAQAXQAEMAf//BAgAAAMAn/gAAAMAAB66AkAhAAEAJkIBAQQIAAADAJ/4AAADAAAewIIEFluqumubAgAAAwACAAADAAIQIgAB",
+            "AAZEAcFzwYkAAAAUaXNwZQAAAAAAAABAAAAAQAAAABRpc3BlAAAAAAAAAAgAAAAGAAAADnBpeGkAAAAAAQgAAAAnYXV4QwAAAAB1",
+            "cm46bXBlZzpoZXZjOjM2Njk6YXV4aWQ6MQAAAAAlaXBtYQAAAAAAAAAEAAECgQIAAgIDhAADAoUGAAQDB4iJAAAANmlyZWYAAAAA",
+            "AAAADmRpbWcAAgABAAEAAAAOZGltZwAEAAEAAwAAAA5hdXhsAAQAAQACAAAAeG1kYXQAAABAKAGvEyGhIGjmOjUXEpjlhPh2j7Dr",
+            "I/fYm6Mnae7hxb9PuIVvMfLiEk2g6eSblzxWSgH614GA0g5woJMTkUpilgAAACgoAa4mQsiDgMfUAlbUL8DMo1xtnoCN0ZEWL6iT",
+            "T8KK4IMV+2FjQ586",
+        ].joined()
+        let file = try XCTUnwrap(Data(base64Encoded: base64))
+        XCTAssertThrowsError(try RGBAImage(decoding: file)) { error in
+            XCTAssertEqual(
+                "\(error)", "HEIC grid item 2 declares 26742x25392 pixels, over the limit of 67108864 pixels; raise pixelLimit to allow it"
+            )
+        }
+    }
 }
