@@ -57,13 +57,27 @@ struct ISOBMFF {
     /// the one it belongs to, which decodes it too). Empty when the file has no `meta` or
     /// `iref`. Strict: decoders read a malformed `iref` leniently, each in its own way, so a
     /// reference box cut off, overrunning the `iref` or too short for its fields is thrown
-    /// rather than guessed at.
+    /// rather than guessed at, as are a second `meta` box and a second box of those that say
+    /// what the items are (`iinf`, `iloc`, `iprp`, `iref`, ...).
     func decodingReferences() throws(MalformedBox) -> (inputs: [Int: [Int]], auxiliaries: [Int: [Int]]) {
         // meta and iref are full boxes: a version byte and three flag bytes before their boxes.
-        guard let top = boxes(in: 0..<bytes.count, upToCutOff: true), top.first?.type == "ftyp",
-              let meta = top.first(where: { $0.type == "meta" })?.payload, meta.count >= 4,
-              let iref = boxes(in: meta.lowerBound + 4..<meta.upperBound, upToCutOff: true)?.first(where: { $0.type == "iref" })?.payload
+        guard let top = boxes(in: 0..<bytes.count, upToCutOff: true), top.first?.type == "ftyp" else { return ([:], [:]) }
+        // One meta box, with one of each box that says what the items are: decoders given two
+        // pick one each in their own way, and this reader could not know which.
+        let metas = top.filter { $0.type == "meta" }
+        if metas.count > 1 {
+            throw MalformedBox(offset: metas[1].payload.lowerBound - 8, problem: "the file has \(metas.count) meta boxes at its top level, where HEIF has one")
+        }
+        guard let meta = metas.first?.payload, meta.count >= 4,
+              let children = boxes(in: meta.lowerBound + 4..<meta.upperBound, upToCutOff: true)
         else { return ([:], [:]) }
+        for type in ["hdlr", "pitm", "iloc", "iinf", "iprp", "iref", "idat"] {
+            let found = children.filter { $0.type == type }
+            if found.count > 1 {
+                throw MalformedBox(offset: found[1].payload.lowerBound - 8, problem: "the meta box has \(found.count) \(type) boxes, where HEIF has one")
+            }
+        }
+        guard let iref = children.first(where: { $0.type == "iref" })?.payload else { return ([:], [:]) }
         guard iref.count >= 4, let version = uint(at: iref.lowerBound, width: 1) else {
             throw MalformedBox(offset: iref.lowerBound - 8, problem: "the iref box is too short for its version and flags")
         }
