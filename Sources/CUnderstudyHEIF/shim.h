@@ -45,7 +45,10 @@ static inline usd_heif_status usd_heif_status_make(int code, const char *message
 
 /// A context over `size` bytes at `data` (which must outlive it) and its primary image's handle.
 /// Returns code 0 on success; the caller frees both with usd_heif_close.
-static inline usd_heif_status usd_heif_open(const uint8_t *data, size_t size,
+/// Opens a HEIF file from memory (without copying it). `max_side`: libheif's own limit on an
+/// image's width and height (each), which it applies to every image it allocates, grids' outputs
+/// included.
+static inline usd_heif_status usd_heif_open(const uint8_t *data, size_t size, int max_side,
                                             struct heif_context **context, struct heif_image_handle **handle) {
     *context = NULL;
     *handle = NULL;
@@ -53,6 +56,7 @@ static inline usd_heif_status usd_heif_open(const uint8_t *data, size_t size,
     if (ctx == NULL) {
         return usd_heif_status_make((int)heif_error_Memory_allocation_error, "heif_context_alloc failed");
     }
+    heif_context_set_maximum_image_size_limit(ctx, max_side);
     struct heif_error error = heif_context_read_from_memory_without_copy(ctx, data, size, NULL);
     if (error.code == heif_error_Ok) error = heif_context_get_primary_image_handle(ctx, handle);
     if (error.code != heif_error_Ok) {

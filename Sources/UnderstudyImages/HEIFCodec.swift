@@ -20,14 +20,14 @@ enum HEIFCodec {
         private let bytes: CBuffer
         private let data: Data
 
-        init(_ data: Data) throws {
+        init(_ data: Data, pixelLimit: Int) throws {
             _ = HEIFCodec.initialized
             try HEIFCodec.checkDerivedImages(data)
             self.data = data
             bytes = CBuffer(data)
             var context: OpaquePointer?
             var handle: OpaquePointer?
-            let status = usd_heif_open(bytes.base, bytes.count, &context, &handle)
+            let status = usd_heif_open(bytes.base, bytes.count, Int32(HEIFCodec.maximumSide(pixelLimit: pixelLimit)), &context, &handle)
             guard status.code == 0, let context, let handle else {
                 throw HEIFCodec.error(status, data: data, stage: "heif_context_read_from_memory")
             }
@@ -56,7 +56,7 @@ enum HEIFCodec {
     /// `ispe` property, each grid's output: libheif allocates by those too), is checked against
     /// `pixelLimit` before any pixel is decoded.
     static func decode(_ data: Data, pixelLimit: Int) throws -> RGBAImage {
-        let reader = try Reader(data)
+        let reader = try Reader(data, pixelLimit: pixelLimit)
         try RGBAImage.checkSize(width: reader.width, height: reader.height, pixelLimit: pixelLimit)
         for declared in ISOBMFF(bytes: [UInt8](data)).declaredImageSizes() {
             let (pixels, overflow) = declared.width.multipliedReportingOverflow(by: declared.height)
@@ -67,6 +67,14 @@ enum HEIFCodec {
             )
         }
         return try reader.decode()
+    }
+
+    /// libheif's own limit on the width and on the height of any image it allocates (it checks
+    /// each side, not the area): at least 16,385 pixels, more when the pixel limit's square is
+    /// wider, at most libheif's own 32,768. A backstop to the checks made before decoding: an
+    /// image at the limit costs at most 1 GB of RGBA, where libheif's default allowed 4 GB.
+    static func maximumSide(pixelLimit: Int) -> Int {
+        min(32_768, max(16_385, Int(Double(pixelLimit).squareRoot()) + 1))
     }
 
     /// The longest chain of derived images (grids, overlays, identity transforms) made from

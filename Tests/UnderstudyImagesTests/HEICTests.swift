@@ -1,5 +1,5 @@
 import Foundation
-import UnderstudyImages
+@testable import UnderstudyImages
 import XCTest
 
 /// HEIC through libheif: what heif-convert and heif-info read from what we write, and what we
@@ -258,5 +258,35 @@ final class HEICTests: XCTestCase {
                 "corrupt HEIC: the file has 2 meta boxes at its top level, where HEIF has one (at byte 912); libheif would guess at it, so it is not decoded"
             )
         }
+    }
+
+    /// What `make fuzz` found after that (912 bytes): the grid of 26742x25392 again, its item
+    /// locations (`iloc`) written with 4-byte extent indexes, read by libheif differently from
+    /// our reading. libheif's own limit on each side of an image it allocates (16,385 pixels at
+    /// the default pixel limit) stops it in libheif, before the allocation.
+    func testLibheifsOwnSideLimitStopsAGridOurReadingMisses() throws {
+        let base64 = [
+            "AAAAHGZ0eXBoZWljAAAAAG1pZjFoZWljbWlhZgAAAvxtZXRhAAAAAAAAACFoZGxyAAAAAAAAAABwaWN0AAAAAAAAAAAAAAAAAAAA",
+            "AA5waXRtAAAAAAACAAAAGGlkYXQAAAAAaHZjMAAAAAAACAAGAAAAYGlsb2MBAAAAREQABAABAAAAAAAAAyAAAQAAAAAAAABEAAIA",
+            "AQAAAAAAAAABAAAAAAAAAAgAAwAAAAAAAANkAAEAAAAAAAAALAAEAAEAAAAAAAAAAQAAAAgAAAAIAAAAYmlpbmYAAAAAAAQAAAAV",
+            "aW5mZQIAAAEAAQAAaHZjMQAAAAAVaW5mZQIAAAAAAgAAZ3JpZAAAAAAVaW5mZQIAAAEAAwAAaHZjMQAAAAAVaW5mZQIAAAAABAAA",
+            "Z3JpZAAAAAGxaXBycAAAAYRpcGNvAAAAdmh2Y0MBA3AAAAAAAAAAAAAe8AD8/fj6AAAPAyAAAQAYQAEMAf//A3AAAAMAkAAAAwAA",
+            "AwAeugJAIQABACpCAQEDcAAAAwCQAAADAAADAB6gIIEFluqumubgQEDAgAAAAwCAAAADAIQiAAEABkQBwXPBiQAAABRpc3BlAAAA",
+            "AAAAAEAAAABAAAAAFGlzcGUAAAAAAAAACAAAAAYAAAAQcGl4aQAAAAADCAgIAAAAcWh2Y0MBBAgAAAAAAAAAAAAe8AD8/Pj4AAAP",
+            "AyAAAQAXQAEMAf//BAgAAAMAn/gAAAMAAB66AkAhAAEAJkIBAQQIAAADAJ/4AAADAAAewIIEFluqumubAgAAAwACAAADAAIQIgAB",
+            "AAZEAcFzwYkAAAAUaXNwZQAAAAAAAABAAAAAQAAAABRpc3BlAAAAAAAAAAgAAAAGAAAADnBpeGkAAAAAAQgAAAAnYXV4QwAAAAB1",
+            "cm46bXBlZzpoZXZjOjM2Njk6YXV4aWQ6MQAAAAAlaXBtYQAAAAAAAAAEAAECgQIAAgIDhAADAoUGAAQDB4iJAAAANmlyZWYAAAAA",
+            "AAAADmRpbWcAAgABAAEAAAAOZGltZwAEAAEAAwAAAA5hdXhsAAQAAQACAAAAeG1kYXQAAABAKAGvEyGhIGjmOjUXEpjlhPh2j7Dr",
+            "I/fYm6Mnae7hxb9PuIVvMfLiEk2g6eSblzxWSgH614GA0g5woJMTkUpilgAAACgoAa4mQsiDgMfUAlbUL8DMo1xtnoCN0ZEWL6iT",
+            "T8KK4IMV+2FjQ586",
+        ].joined()
+        XCTAssertThrowsError(try RGBAImage(decoding: try XCTUnwrap(Data(base64Encoded: base64)))) { error in
+            XCTAssertEqual((error as? ImageError)?.code, .tooLarge)
+            XCTAssertTrue("\(error)".hasPrefix("HEIC image is over libheif's security limit (libheif: heif_decode_image:"), "\(error)")
+            XCTAssertTrue("\(error)".contains("Image size 26742x25392 exceeds the maximum image size 16385x16385"), "\(error)")
+        }
+        XCTAssertEqual(HEIFCodec.maximumSide(pixelLimit: 64 * 1024 * 1024), 16_385)
+        XCTAssertEqual(HEIFCodec.maximumSide(pixelLimit: 600_000_000), 24_495)
+        XCTAssertEqual(HEIFCodec.maximumSide(pixelLimit: .max), 32_768)
     }
 }
