@@ -1,3 +1,5 @@
+@_spi(PackageSupport) import UnderstudyImages
+
 extension StubRegistry {
     /// Serves `host` a bad certificate (or a failed handshake) on purpose over HTTPS, so a test
     /// can prove its client refuses it. A later rule for the same host replaces the earlier one;

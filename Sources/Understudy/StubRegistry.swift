@@ -1,5 +1,5 @@
 import Foundation
-import UnderstudyImages
+@_spi(PackageSupport) import UnderstudyImages
 
 /// The stubs a test or server answers with, and the journal of what was asked.
 ///

@@ -1,6 +1,6 @@
 import Foundation
 import Understudy
-import UnderstudyImages
+@_spi(PackageSupport) import UnderstudyImages
 
 /// Records a reverse-proxy session to a HAR file: `understudy record` in a library.
 ///

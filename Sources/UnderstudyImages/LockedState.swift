@@ -12,15 +12,22 @@ import Glibc
 /// server's event loops take the journal's and the registry's locks for well under a
 /// microsecond per request, and a plain mutex put the loser of a race to sleep in the kernel
 /// (a futex wait and a context switch) for one in eight requests.
-package final class LockedState<State>: @unchecked Sendable {
+///
+/// ``withLock(_:)`` is inlined into its callers, public only to the package's own modules
+/// through the `PackageSupport` SPI (Swift 6.3 inlines an `@inlinable package` function in no
+/// other module): called as a generic function, a request's registry lookup went through
+/// generic metadata and an indirect closure.
+@_spi(PackageSupport) public final class LockedState<State>: @unchecked Sendable {
+    // Usable from inline code: `withLock` is inlined into its callers in other modules, so a
+    // request's registry and journal lookups are not generic calls through metadata.
     #if canImport(Glibc)
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
     #else
-    private let lock = NSLock()
+    @usableFromInline let lock = NSLock()
     #endif
-    private var state: State
+    @usableFromInline var state: State
 
-    package init(_ state: State) {
+    public init(_ state: State) {
         self.state = state
         #if canImport(Glibc)
         mutex = .allocate(capacity: 1)
@@ -40,8 +47,8 @@ package final class LockedState<State>: @unchecked Sendable {
         #endif
     }
 
-    @discardableResult
-    package func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
+    @discardableResult @inlinable
+    public func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
         #if canImport(Glibc)
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }

@@ -3,7 +3,7 @@ import Foundation
 internal import NIOCore
 internal import NIOHTTP1
 import Understudy
-import UnderstudyImages
+@_spi(PackageSupport) import UnderstudyImages
 
 /// Fetches `.forward` stubs and `--proxy-unmatched` requests with AsyncHTTPClient, without
 /// following redirects, so the client sees the upstream's own answer.

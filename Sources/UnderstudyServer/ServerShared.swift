@@ -1,7 +1,7 @@
 import Foundation
 internal import NIOCore
 import Understudy
-import UnderstudyImages
+@_spi(PackageSupport) import UnderstudyImages
 
 /// What every connection's handler shares: the registry, settings, upstream client and the
 /// set of open connections (so `stop()` can close them).

@@ -5,7 +5,7 @@ import Foundation
 @_spi(CustomByteBufferAllocator) internal import NIOCore
 internal import NIOHTTP1
 import Understudy
-import UnderstudyImages
+@_spi(PackageSupport) import UnderstudyImages
 
 /// A prepared response as bytes for the wire: its head framed once (status line and validated
 /// header lines) and its body in a `ByteBuffer`, made once per rendering and shared by every

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import Understudy
 import UnderstudyHAR
-import UnderstudyImages
+@_spi(PackageSupport) import UnderstudyImages
 
 /// The `.stubbed` trait: every test it reaches runs with its own ``Stubbed/registry``,
 /// ``Stubbed/session`` and, when asked, ``Stubbed/server``.

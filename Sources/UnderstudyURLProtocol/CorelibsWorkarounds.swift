@@ -2,7 +2,7 @@ import Foundation
 import Understudy
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import UnderstudyImages
+@_spi(PackageSupport) import UnderstudyImages
 #endif
 
 /// Where Understudy works around swift-corelibs-foundation, in one place: what it reaches by

@@ -2,7 +2,7 @@ import Foundation
 import Understudy
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import UnderstudyImages
+@_spi(PackageSupport) import UnderstudyImages
 #endif
 
 /// The URL protocol for one registry slot: hands each request to an ``InProcessExchange``.

@@ -2,7 +2,7 @@ import Foundation
 import Understudy
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import UnderstudyImages
+@_spi(PackageSupport) import UnderstudyImages
 #endif
 
 /// Fetches `.forward` and pass-through requests through a plain session that never sees the

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import Understudy
-import UnderstudyImages
+@_spi(PackageSupport) import UnderstudyImages
 import UnderstudyServer
 
 /// The `--log text|json|quiet` of `serve`, `record` and `replay`, as a swift-log handler: the

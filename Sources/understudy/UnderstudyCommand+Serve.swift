@@ -3,7 +3,7 @@ import Foundation
 import Logging
 import Understudy
 import UnderstudyHAR
-import UnderstudyImages
+@_spi(PackageSupport) import UnderstudyImages
 import UnderstudyServer
 
 extension UnderstudyCommand {

@@ -1,5 +1,5 @@
 import Foundation
-import UnderstudyImages
+@_spi(PackageSupport) import UnderstudyImages
 
 /// A named gate that holds paused bodies (see ``StubResponse/paused(afterBytes:gate:)``):
 /// closed until released, so a test decides when the rest of a body goes out instead of a clock.

@@ -1,3 +1,5 @@
+@_spi(PackageSupport) import UnderstudyImages
+
 extension StubRegistry {
     /// The gate named `name`, which holds the bodies of responses paused at it (see
     /// ``StubResponse/paused(afterBytes:gate:)`` and `pause:` in stub files). A gate is made

@@ -1,6 +1,6 @@
 internal import DequeModule
 import Foundation
-import UnderstudyImages
+@_spi(PackageSupport) import UnderstudyImages
 
 /// Every interaction, matched or not, in the order requests arrived: what tests assert on.
 ///

@@ -1,4 +1,4 @@
-import UnderstudyImages
+@_spi(PackageSupport) import UnderstudyImages
 
 /// The network a transport delivers on, for stubs that name none: a base (the server's
 /// `--network`, a session's ``NetworkProfile`` option) and a run-time profile over it (the admin

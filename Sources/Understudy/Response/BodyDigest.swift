@@ -1,6 +1,6 @@
 internal import Crypto
 import Foundation
-import UnderstudyImages
+@_spi(PackageSupport) import UnderstudyImages
 
 /// The digest a default `ETag` is made of: SHA-256 of the bytes served, its first 16 bytes in
 /// hex.

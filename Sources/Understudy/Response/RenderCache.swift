@@ -1,5 +1,5 @@
 import Foundation
-import UnderstudyImages
+@_spi(PackageSupport) import UnderstudyImages
 
 /// The last rendering of a stub's canned response, reused for as long as it would render the
 /// same: a stub server answers the same file thousands of times a second, and rendering it

@@ -1,4 +1,5 @@
 import Foundation
+@_spi(PackageSupport) import UnderstudyImages
 
 extension StubRegistry {
     /// Adds the stubs of a directory of stub files (read recursively) or of one stub file, and

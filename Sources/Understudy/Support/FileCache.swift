@@ -1,5 +1,5 @@
 import Foundation
-import UnderstudyImages
+@_spi(PackageSupport) import UnderstudyImages
 
 /// Canned files kept in memory, re-read only when their size or modification time changes, so a
 /// stub server does not read the same image from disk for every request, and an edited file is

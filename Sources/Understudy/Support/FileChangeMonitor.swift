@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 import Synchronization
-import UnderstudyImages
+@_spi(PackageSupport) import UnderstudyImages
 
 /// Tells whether watched files may have changed, without a `stat(2)` per question.
 ///

@@ -1,6 +1,6 @@
 import Foundation
 import Understudy
-import UnderstudyImages
+@_spi(PackageSupport) import UnderstudyImages
 
 /// The server-sent events of `GET /__admin/events`: `event: journal` with the journal's
 /// version, at once and then whenever the journal changes (at most every `interval`, however

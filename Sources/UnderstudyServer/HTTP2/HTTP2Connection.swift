@@ -4,7 +4,7 @@ internal import NIOHPACK
 internal import NIOHTTP1
 internal import NIOHTTP2
 import Understudy
-import UnderstudyImages
+@_spi(PackageSupport) import UnderstudyImages
 
 /// An HTTP/2 connection's streams, behind NIO's HTTP/2 handler on the connection's own
 /// pipeline: it hands each stream's frames to its ``HTTP2Stream``, gives the client more

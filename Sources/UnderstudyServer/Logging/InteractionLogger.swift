@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import Understudy
-import UnderstudyImages
+@_spi(PackageSupport) import UnderstudyImages
 
 /// Sends the server's request log to a swift-log `Logger`: a record per finished interaction,
 /// and a warning whenever the journal limit drops entries (never silently).

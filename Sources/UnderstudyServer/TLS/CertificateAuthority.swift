@@ -3,7 +3,7 @@ import Foundation
 internal import NIOSSL
 internal import SwiftASN1
 import Understudy
-import UnderstudyImages
+@_spi(PackageSupport) import UnderstudyImages
 package import X509
 
 /// The local certificate authority that signs the leaf certificates Understudy serves over

@@ -1,6 +1,6 @@
 import Foundation
 import Understudy
-import UnderstudyImages
+@_spi(PackageSupport) import UnderstudyImages
 
 /// A server's TLS, made on first need: the first intercepted `CONNECT`, the HTTPS listener, or
 /// someone asking for the CA. So `understudy serve` without `--tls-port` creates no CA until a

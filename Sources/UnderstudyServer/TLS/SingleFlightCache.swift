@@ -1,5 +1,5 @@
 import Understudy
-import UnderstudyImages
+@_spi(PackageSupport) import UnderstudyImages
 
 /// A cache whose value for a key is made once even when many threads ask for it at the same
 /// moment: the first asker makes it while the others wait for that one result.
