@@ -1,6 +1,6 @@
 import Foundation
 import Understudy
-import UnderstudyImages
+@_spi(PackageSupport) import UnderstudyImages
 import UnderstudyServer
 import XCTest
 

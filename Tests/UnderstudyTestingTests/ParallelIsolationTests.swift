@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 import Understudy
-import UnderstudyImages
+@_spi(PackageSupport) import UnderstudyImages
 import UnderstudyTesting
 
 /// Tests run in parallel without sharing stubs or journals: each case stubs the same path with

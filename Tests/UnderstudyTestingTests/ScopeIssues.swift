@@ -1,6 +1,6 @@
 import Testing
 import Understudy
-import UnderstudyImages
+@_spi(PackageSupport) import UnderstudyImages
 import UnderstudyTesting
 
 /// Runs `body` in a scope of `trait` opened by hand, inside `withKnownIssue`, and returns the

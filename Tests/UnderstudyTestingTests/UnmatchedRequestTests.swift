@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 import Understudy
-import UnderstudyImages
+@_spi(PackageSupport) import UnderstudyImages
 import UnderstudyTesting
 
 /// At the end of a test, the trait records one issue per unmatched request, with its near misses.
