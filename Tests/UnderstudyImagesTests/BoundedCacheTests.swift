@@ -1,5 +1,5 @@
 import Foundation
-@testable import UnderstudyImages
+@_spi(PackageSupport) @testable import UnderstudyImages
 import XCTest
 
 /// The package's one bounded cache: least recently used first out, under a count and a cost limit.

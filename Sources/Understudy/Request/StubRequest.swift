@@ -115,16 +115,16 @@ public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
         method: String, scheme: String, authority: String, target: String, headers: HeaderFields, body: Data?,
         timeoutInterval: TimeInterval = 60
     ) {
-        let urlString = scheme + "://" + authority + target
+        let urlString = String(joiningUTF8Of: [scheme, "://", authority, target])
         guard let parsed = Self.parseOriginForm(authority: authority, target: target) else {
             guard let url = URL(string: urlString) else { return nil }
             self.init(method: method, url: url, headers: headers, body: body, timeoutInterval: timeoutInterval)
             return
         }
         self.init(
-            method: method.uppercased(), urlString: urlString, headers: headers, body: body, timeoutInterval: timeoutInterval,
-            scheme: scheme.lowercased(), host: parsed.host, port: parsed.port, path: parsed.path, queryItems: parsed.query,
-            isOriginForm: headers["Host"] == authority
+            method: method.uppercasedASCIIIfNeeded, urlString: urlString, headers: headers, body: body,
+            timeoutInterval: timeoutInterval, scheme: scheme.lowercasedASCIIIfNeeded, host: parsed.host, port: parsed.port,
+            path: parsed.path, queryItems: parsed.query, isOriginForm: headers["Host"] == authority
         )
     }
 
@@ -153,14 +153,22 @@ public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
     private static func parseOriginForm(
         authority: String, target: String
     ) -> (host: String, port: Int?, path: String, query: [(name: String, value: String)])? {
-        guard target.utf8.first == UInt8(ascii: "/"), target.utf8.allSatisfy(isTargetByte),
-              !authority.isEmpty, authority.utf8.allSatisfy(isAuthorityByte)
-        else { return nil }
+        // One pass over each one's bytes (contiguous for a native string), as every request
+        // comes this way: the checks, the port's colon and the query's question mark.
+        var target = target, authority = authority
+        let question: String.Index?
+        switch target.withUTF8(Self.scanTarget) {
+        case .refused: return nil
+        case .noQuery: question = nil
+        case .query(let offset): question = target.utf8.index(target.utf8.startIndex, offsetBy: offset)
+        }
+        guard let (colon, hasUppercase) = authority.withUTF8(Self.scanAuthority) else { return nil }
         var host = Substring(authority)
         var port: Int?
-        if let colon = authority.utf8.lastIndex(of: UInt8(ascii: ":")) {
-            host = authority[..<colon]
-            let digits = authority[authority.index(after: colon)...]
+        if let colon {
+            let colonIndex = authority.utf8.index(authority.utf8.startIndex, offsetBy: colon)
+            host = authority[..<colonIndex]
+            let digits = authority[authority.index(after: colonIndex)...]
             guard !host.isEmpty, digits.isEmpty || digits.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
             if !digits.isEmpty {
                 guard let number = Int(digits), number <= 65_535 else { return nil }
@@ -168,7 +176,7 @@ public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
             }
         }
         let rawPath: Substring, rawQuery: Substring?
-        if let question = target.utf8.firstIndex(of: UInt8(ascii: "?")) {
+        if let question {
             rawPath = target[..<question]
             rawQuery = target[target.index(after: question)...]
         } else {
@@ -191,7 +199,37 @@ public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
                 query.append((decodedName, decodedValue))
             }
         }
-        return (host.lowercased(), port, path, query)
+        return (hasUppercase ? host.lowercased() : String(host), port, path, query)
+    }
+
+    private enum TargetScan { case refused, noQuery, query(at: Int) }
+
+    /// Whether a target is origin-form with only the bytes parsed by hand, and where its
+    /// query starts.
+    private static func scanTarget(_ bytes: UnsafeBufferPointer<UInt8>) -> TargetScan {
+        guard bytes.first == UInt8(ascii: "/") else { return .refused }
+        var question: Int?
+        for offset in bytes.indices {
+            let byte = bytes[offset]
+            guard isTargetByte(byte) else { return .refused }
+            if byte == UInt8(ascii: "?"), question == nil { question = offset }
+        }
+        return question.map { .query(at: $0) } ?? .noQuery
+    }
+
+    /// The offset of an authority's last colon and whether it has uppercase letters; `nil` when
+    /// it is empty or holds a byte the hand parser leaves to `URLComponents`.
+    private static func scanAuthority(_ bytes: UnsafeBufferPointer<UInt8>) -> (colon: Int?, hasUppercase: Bool)? {
+        guard !bytes.isEmpty else { return nil }
+        var colon: Int?
+        var hasUppercase = false
+        for offset in bytes.indices {
+            let byte = bytes[offset]
+            guard isAuthorityByte(byte) else { return nil }
+            if byte == UInt8(ascii: ":") { colon = offset }
+            if byte >= UInt8(ascii: "A"), byte <= UInt8(ascii: "Z") { hasUppercase = true }
+        }
+        return (colon, hasUppercase)
     }
 
     private static func decoded(_ text: Substring) -> String? {
@@ -229,10 +267,23 @@ public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
     static func extensionOf(path: String) -> String {
         // Searched as bytes: `/` and `.` are ASCII, so their UTF-8 positions are valid string
         // indices, and a byte search skips the grapheme breaking of a `Character` one.
-        let bytes = path.utf8
-        let nameStart = bytes.lastIndex(of: UInt8(ascii: "/")) ?? bytes.startIndex
-        guard let dot = bytes[nameStart...].lastIndex(of: UInt8(ascii: ".")), bytes.index(after: dot) < bytes.endIndex else { return "" }
-        return path[bytes.index(after: dot)...].lowercased()
+        var path = path
+        return path.withUTF8 { bytes in
+            // From the end: the last `.` after the last `/`.
+            var offset = bytes.count - 1
+            var hasUppercase = false
+            while offset >= 0 {
+                let byte = bytes[offset]
+                if byte == UInt8(ascii: "/") { return "" }
+                if byte == UInt8(ascii: ".") { break }
+                // Non-ASCII goes through `lowercased()` too, which knows its cases.
+                if byte >= UInt8(ascii: "A"), byte <= UInt8(ascii: "Z") || byte >= 0x80 { hasUppercase = true }
+                offset -= 1
+            }
+            guard offset >= 0, offset + 1 < bytes.count else { return "" }
+            let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[(offset + 1)...]), as: UTF8.self)
+            return hasUppercase ? name.lowercased() : name
+        }
     }
 
     public static func == (lhs: StubRequest, rhs: StubRequest) -> Bool {
@@ -249,5 +300,34 @@ public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
     /// `METHOD URL`, as logs and near-miss reports print it.
     public var description: String {
         "\(method) \(urlString)"
+    }
+}
+
+extension String {
+    /// The strings one after the other, their bytes copied once into a string of the right
+    /// size (appending grew it, and checked each part, at every step).
+    fileprivate init(joiningUTF8Of parts: [String]) {
+        var total = 0
+        for part in parts { total += part.utf8.count }
+        self.init(unsafeUninitializedCapacity: total) { buffer in
+            var written = 0
+            for var part in parts {
+                written += part.withUTF8 { bytes in
+                    UnsafeMutableBufferPointer(rebasing: buffer[written...]).initialize(fromContentsOf: bytes)
+                }
+            }
+            return written
+        }
+    }
+
+    /// `uppercased()`, without making a new string when there is nothing to change (a
+    /// request's method nearly always).
+    fileprivate var uppercasedASCIIIfNeeded: String {
+        utf8.contains { $0 >= UInt8(ascii: "a") && ($0 <= UInt8(ascii: "z") || $0 >= 0x80) } ? uppercased() : self
+    }
+
+    /// `lowercased()`, without making a new string when there is nothing to change.
+    fileprivate var lowercasedASCIIIfNeeded: String {
+        utf8.contains { $0 >= UInt8(ascii: "A") && ($0 <= UInt8(ascii: "Z") || $0 >= 0x80) } ? lowercased() : self
     }
 }
