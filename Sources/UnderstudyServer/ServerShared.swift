@@ -53,6 +53,8 @@ final class ServerShared: Sendable {
         let wireResponses: WireResponseCache
         /// Where its paced bodies' slices wait.
         let pacing: PacingClock
+        /// Its HTTP/2 HEADERS blocks.
+        let headerBlocks: HTTP2HeaderBlockCache
     }
 
     /// The resources of `eventLoop`, for the connections it serves: looked up once per
@@ -61,7 +63,8 @@ final class ServerShared: Sendable {
         loopResources.withLock { all in
             if let resources = all[ObjectIdentifier(eventLoop)] { return resources }
             let resources = LoopResources(
-                wireResponses: WireResponseCache(shared: sharedWireResponses), pacing: PacingClock(eventLoop: eventLoop)
+                wireResponses: WireResponseCache(shared: sharedWireResponses), pacing: PacingClock(eventLoop: eventLoop),
+                headerBlocks: HTTP2HeaderBlockCache()
             )
             all[ObjectIdentifier(eventLoop)] = resources
             return resources

@@ -47,10 +47,8 @@ final class HTTP2Connection: ChannelInboundHandler {
     private var goingAway = false
     /// Closes the connection once it has had no stream for the head timeout (see ``awaitStreams()``).
     private var idleTimer: Scheduled<Void>?
-    /// HEADERS blocks by rendering (``PreparedResponse/renderID``), the most recently sent kept:
-    /// with the per-response fields not indexed, and (once sent twice in a row) with everything
-    /// indexable.
-    private var headerBlocks = BoundedCache<UInt64, (literal: HPACKHeaders, indexed: HPACKHeaders?)>(countLimit: 256)
+    /// The loop's HEADERS blocks by rendering.
+    private let headerBlocks: HTTP2HeaderBlockCache
     /// The rendering of the last HEADERS block sent from a rendering.
     private var lastRenderID: UInt64?
     private let connectionWindow = HTTP2InboundWindow()
@@ -66,6 +64,7 @@ final class HTTP2Connection: ChannelInboundHandler {
         let resources = shared.resources(for: eventLoop)
         self.wireResponses = resources.wireResponses
         self.pacing = resources.pacing
+        self.headerBlocks = resources.headerBlocks
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -259,7 +258,7 @@ final class HTTP2Connection: ChannelInboundHandler {
 
     // MARK: - Header blocks
 
-    /// The HEADERS block of `prepared`, made once per rendering on this connection. Its
+    /// The HEADERS block of `prepared`, made once per rendering on this loop. Its
     /// per-response fields (ETag, ...) are not indexed, so that many renderings in turn do not
     /// churn the HPACK table, unless it is the rendering sent last: a client asking for one
     /// URL over and over then gets them as table indexes.
@@ -269,14 +268,6 @@ final class HTTP2Connection: ChannelInboundHandler {
         }
         let repeated = id == lastRenderID
         lastRenderID = id
-        let cached = headerBlocks.value(for: id)
-        if let cached, !repeated { return cached.literal }
-        if let indexed = cached?.indexed { return indexed }
-        let literal = cached?.literal ?? HTTP2HeaderBlock.response(status: prepared.status, headers: prepared.headers)
-        // The indexable block is made only for a rendering sent twice in a row: a client going
-        // through many URLs would otherwise pay for a block it never sends.
-        let indexed = repeated ? HTTP2HeaderBlock.response(status: prepared.status, headers: prepared.headers, indexingEverything: true) : nil
-        headerBlocks.insert((literal, indexed), for: id)
-        return indexed ?? literal
+        return headerBlocks.block(for: prepared, id: id, repeated: repeated)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 internal import NIOHPACK
 import Understudy
+@_spi(PackageSupport) import UnderstudyImages
 
 /// Response heads as HTTP/2 header blocks, by RFC 9113's rules: `:status` first, names in
 /// lowercase, no connection-specific fields (`Connection`, the fields it names, `Keep-Alive`,
@@ -45,5 +46,29 @@ enum HTTP2HeaderBlock {
             block.add(name: name, value: field.value, indexing: !indexingEverything && perResponse.contains(name) ? .nonIndexable : .indexable)
         }
         return block
+    }
+}
+
+/// The HEADERS blocks of one event loop, by rendering (``PreparedResponse/renderID``): touched
+/// only on that loop, shared by its connections. Each connection keeping its own 256 meant a
+/// client going through 1,000 images in turn had every block made anew (10,000 of an h2
+/// request's 163,000 instructions); one loop's set holds as many renderings as its
+/// ``WireResponseCache``.
+final class HTTP2HeaderBlockCache {
+    /// A rendering's block with its per-response fields not indexed, and (once it was sent
+    /// twice in a row on a connection) the block with everything indexable.
+    private var blocks = BoundedCache<UInt64, (literal: HPACKHeaders, indexed: HPACKHeaders?)>(countLimit: WireResponseCache.maxEntries)
+
+    /// The block of `prepared` (rendering `id`); with `repeated`, the indexable one.
+    func block(for prepared: PreparedResponse, id: UInt64, repeated: Bool) -> HPACKHeaders {
+        let cached = blocks.value(for: id)
+        if let cached, !repeated { return cached.literal }
+        if let indexed = cached?.indexed { return indexed }
+        let literal = cached?.literal ?? HTTP2HeaderBlock.response(status: prepared.status, headers: prepared.headers)
+        // The indexable block is made only for a rendering sent twice in a row: a client going
+        // through many URLs would otherwise pay for a block it never sends.
+        let indexed = repeated ? HTTP2HeaderBlock.response(status: prepared.status, headers: prepared.headers, indexingEverything: true) : nil
+        blocks.insert((literal, indexed), for: id)
+        return indexed ?? literal
     }
 }
