@@ -33,15 +33,17 @@ extension UnderstudyCommand {
         var journalLimit = 100_000
 
         @Option(name: .customLong("journal-bytes"), help: ArgumentHelp(
-            "About the most memory the journal's entries may hold; older ones are dropped and counted (default 8 MiB).",
+            "About the most memory the journal's entries may hold; older ones are dropped and counted (default 4 MiB).",
             valueName: "bytes"
         ))
         var journalBytes = Self.defaultJournalBytes
 
         /// The journal's default byte bound: what keeps the server under 64 MB resident after
-        /// any row of `make bench-server` (many distinct URLs, a header differing per request):
-        /// about 50,000 entries of short URLs and shared headers, 25,000 of varying ones.
-        static let defaultJournalBytes = 8 * 1024 * 1024
+        /// any row of `make bench-server` (many distinct URLs, a header differing per request,
+        /// over HTTP/1.1, TLS and h2): about 25,000 entries of short URLs and shared headers,
+        /// 12,000 of varying ones. With 8 MiB the journal was 8 of the 66 to 73 MB the server
+        /// held after the rows over TLS.
+        static let defaultJournalBytes = 4 * 1024 * 1024
 
         @Option(name: .customLong("max-body"), help: "The largest request body accepted, in bytes.")
         var maxBody = 10 * 1024 * 1024
