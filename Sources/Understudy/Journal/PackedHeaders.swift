@@ -1,3 +1,5 @@
+import Foundation
+
 /// Header lines as the journal keeps them: every name and value, in order, in one byte array
 /// (each preceded by its length), unpacked into ``HeaderFields`` only when an entry is read.
 ///
@@ -34,7 +36,22 @@ struct PackedHeaders: Sendable, Equatable {
             length >>= 7
         }
         bytes.append(UInt8(length))
-        bytes.append(contentsOf: string.utf8)
+        // Copied as one block (a native string's UTF-8 is contiguous), not a byte at a time.
+        var string = string
+        string.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
+    /// Compared with `memcmp`: the journal compares each request's headers with the recent
+    /// ones under its lock, and headers that differ per request (a `traceparent`) made
+    /// element-by-element comparison 4,000 of a request's 62,000 instructions.
+    static func == (lhs: PackedHeaders, rhs: PackedHeaders) -> Bool {
+        guard lhs.bytes.count == rhs.bytes.count else { return false }
+        return lhs.bytes.withUnsafeBytes { left in
+            rhs.bytes.withUnsafeBytes { right in
+                guard let l = left.baseAddress, let r = right.baseAddress else { return true }
+                return memcmp(l, r, left.count) == 0
+            }
+        }
     }
 
     /// The header lines as they were packed.

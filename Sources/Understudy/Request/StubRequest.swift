@@ -19,11 +19,13 @@ public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
         let path: String
         let pathExtension: String
         let queryItems: [(name: String, value: String)]
-        let isOriginForm: Bool
+        /// The request target (`/a.png?w=1`) when the URL is `scheme://` + `Host` + it.
+        let originFormTarget: String?
 
         init(
             method: String, urlString: String, headers: HeaderFields, body: Data?, timeoutInterval: TimeInterval,
-            scheme: String, host: String, port: Int?, path: String, queryItems: [(name: String, value: String)], isOriginForm: Bool
+            scheme: String, host: String, port: Int?, path: String, queryItems: [(name: String, value: String)],
+            originFormTarget: String?
         ) {
             self.method = method
             self.urlString = urlString
@@ -36,7 +38,7 @@ public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
             self.path = path
             self.pathExtension = StubRequest.extensionOf(path: path)
             self.queryItems = queryItems
-            self.isOriginForm = isOriginForm
+            self.originFormTarget = originFormTarget
         }
     }
 
@@ -124,27 +126,24 @@ public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
         self.init(
             method: method.uppercasedASCIIIfNeeded, urlString: urlString, headers: headers, body: body,
             timeoutInterval: timeoutInterval, scheme: scheme.lowercasedASCIIIfNeeded, host: parsed.host, port: parsed.port,
-            path: parsed.path, queryItems: parsed.query, isOriginForm: headers["Host"] == authority
+            path: parsed.path, queryItems: parsed.query, originFormTarget: headers["Host"] == authority ? target : nil
         )
     }
 
     /// The request target (`/a.png?w=1`) when the URL is `scheme://` + `Host` + target and was
     /// parsed by hand, so that parsing it again gives the same request; `nil` otherwise.
     var originFormTarget: String? {
-        // Whether it was built from an origin-form target whose authority is its own `Host`.
-        guard storage.isOriginForm else { return nil }
-        let prefixLength = scheme.utf8.count + 3 + (headers["Host"]?.utf8.count ?? 0)
-        let start = urlString.utf8.index(urlString.utf8.startIndex, offsetBy: prefixLength)
-        return String(urlString[start...])
+        storage.originFormTarget
     }
 
     private init(
         method: String, urlString: String, headers: HeaderFields, body: Data?, timeoutInterval: TimeInterval,
-        scheme: String, host: String, port: Int?, path: String, queryItems: [(name: String, value: String)], isOriginForm: Bool = false
+        scheme: String, host: String, port: Int?, path: String, queryItems: [(name: String, value: String)],
+        originFormTarget: String? = nil
     ) {
         storage = Storage(
             method: method, urlString: urlString, headers: headers, body: body, timeoutInterval: timeoutInterval,
-            scheme: scheme, host: host, port: port, path: path, queryItems: queryItems, isOriginForm: isOriginForm
+            scheme: scheme, host: host, port: port, path: path, queryItems: queryItems, originFormTarget: originFormTarget
         )
     }
 
