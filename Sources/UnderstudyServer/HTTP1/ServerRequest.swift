@@ -6,7 +6,11 @@ import Understudy
 /// What ``HTTP1ConnectionHandler`` passes on: a whole request, or the refusal of one it would
 /// not take. Exactly one response follows each, and the next is passed on only after the
 /// ``ResponseEnded`` event of the one before.
-enum ServerRequest {
+///
+/// Indirect: passed down the pipeline in a `NIOAny`, a request is then one reference, held in
+/// the existential's inline buffer, rather than a head, body and times boxed on the heap and
+/// copied out of the box by each handler that unwraps it.
+indirect enum ServerRequest {
     /// A complete request: its head and body, and when they arrived.
     case request(HTTPRequestHead, body: ByteBuffer?, arrival: Arrival)
     /// A request refused before any stub saw it, with what was read of it.
