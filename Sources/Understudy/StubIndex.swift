@@ -7,11 +7,43 @@
 /// extension and `nil`; in each of those, its path and `nil`: a few hash lookups whatever the
 /// number of stubs. Each bucket is sorted by precedence, so a bucket is scanned only until its
 /// first acceptable stub or until nothing in it can beat the best found so far.
+///
+/// Each level keeps its "any" bucket apart from the pinned ones, and a level with no pinned
+/// value is not looked up: 1,000 stubs pinning only their paths cost a request one hash lookup
+/// (its path), where looking up `nil` and the absent host and extension keys cost six
+/// (callgrind: 3,400 of a request's 53,500 instructions).
 struct StubIndex {
-    typealias PathBuckets = [String?: [StubEntry]]
-    typealias ExtensionBuckets = [String?: PathBuckets]
+    typealias PathBuckets = Level<[StubEntry]>
+    typealias ExtensionBuckets = Level<PathBuckets>
 
-    private var hosts: [String?: ExtensionBuckets] = [:]
+    /// One level: buckets by a pinned value, and the bucket of the stubs that pin none.
+    struct Level<Bucket> {
+        private(set) var pinned: [String: Bucket] = [:]
+        private(set) var any: Bucket?
+
+        /// The bucket of `value`, if a stub pins it (not looked up when none pins anything).
+        func bucket(pinning value: String) -> Bucket? {
+            pinned.isEmpty ? nil : pinned[value]
+        }
+
+        /// Changes the bucket of `key` (`nil`: any), made from `empty` first if there is none.
+        mutating func update(_ key: String?, empty: @autoclosure () -> Bucket, _ change: (inout Bucket) -> Void) {
+            if let key {
+                change(&pinned[key, default: empty()])
+            } else {
+                var bucket = any ?? empty()
+                any = nil
+                change(&bucket)
+                any = bucket
+            }
+        }
+
+        func mapBuckets<T>(_ transform: (Bucket) -> T) -> Level<T> {
+            Level<T>(pinned: pinned.mapValues(transform), any: any.map(transform))
+        }
+    }
+
+    private var hosts = Level<ExtensionBuckets>()
     private var globs: [Substring: ExtensionBuckets] = [:]
     /// Whether every stub's matcher depends on the request alone, so that an identical request
     /// gets the same stub while none is added or removed (see ``StubRegistry/RepeatableMatch``).
@@ -26,21 +58,24 @@ struct StubIndex {
             for host in hostKeys {
                 for ext in extensionKeys {
                     for path in pathKeys {
+                        let add: (inout ExtensionBuckets) -> Void = { buckets in
+                            buckets.update(ext, empty: PathBuckets()) { $0.update(path, empty: []) { $0.append(entry) } }
+                        }
                         if let host, host.isGlob {
-                            globs[Substring(host.value), default: [:]][ext, default: [:]][path, default: []].append(entry)
+                            add(&globs[Substring(host.value), default: ExtensionBuckets()])
                         } else {
-                            hosts[host?.value, default: [:]][ext, default: [:]][path, default: []].append(entry)
+                            hosts.update(host?.value, empty: ExtensionBuckets(), add)
                         }
                     }
                 }
             }
         }
-        hosts = hosts.mapValues(Self.sorted)
+        hosts = hosts.mapBuckets(Self.sorted)
         globs = globs.mapValues(Self.sorted)
     }
 
     private static func sorted(_ buckets: ExtensionBuckets) -> ExtensionBuckets {
-        buckets.mapValues { $0.mapValues { $0.sorted { $0.precedes($1) } } }
+        buckets.mapBuckets { $0.mapBuckets { $0.sorted { $0.precedes($1) } } }
     }
 
     /// The entry of highest precedence that passes `accept`.
@@ -60,15 +95,15 @@ struct StubIndex {
         }
         func scan(_ byPath: PathBuckets?) {
             guard let byPath else { return }
-            scan(byPath[request.path])
-            scan(byPath[nil])
+            scan(byPath.bucket(pinning: request.path))
+            scan(byPath.any)
         }
         func scan(_ buckets: ExtensionBuckets?) {
             guard let buckets else { return }
-            scan(buckets[request.pathExtension])
-            scan(buckets[nil])
+            scan(buckets.bucket(pinning: request.pathExtension))
+            scan(buckets.any)
         }
-        scan(hosts[request.host])
+        scan(hosts.bucket(pinning: request.host))
         if !globs.isEmpty {
             let host = Substring(request.host)
             var start = host.startIndex
@@ -77,7 +112,7 @@ struct StubIndex {
                 start = host.index(after: dot)
             }
         }
-        scan(hosts[nil])
+        scan(hosts.any)
         return best
     }
 }
