@@ -27,6 +27,7 @@ import Glibc
     #endif
     @usableFromInline var state: State
 
+    /// Guards `state`.
     public init(_ state: State) {
         self.state = state
         #if canImport(Glibc)
@@ -47,6 +48,7 @@ import Glibc
         #endif
     }
 
+    /// Runs `body` on the state with the lock held, and returns what it returns.
     @discardableResult @inlinable
     public func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
         #if canImport(Glibc)
