@@ -4,9 +4,10 @@ internal import NIOHTTP1
 /// The handlers of a connection, in order, each one concern (the swift-nio way):
 ///
 /// ```
-/// bytes ─▶ SilentInputGuard ─▶ HTTPRequestDecoder ─▶ HTTP1ConnectionHandler ─▶ AdminRouteHandler ─▶ StubRequestHandler
-///          (chunk-framing      (NIOHTTP1 parses)     (order, limits,           (/__admin/ to the      (StubResponder decides,
-///           floods)                                   timeouts, refusals)       AdminAPI)              DeliveryDriver delivers)
+/// bytes ─▶ SilentInputGuard ─▶ HTTPRequestDecoder ─▶ HTTP1ConnectionHandler ─▶ StubRequestHandler
+///          (chunk-framing      (NIOHTTP1 parses)     (order, limits,           (/__admin/ to the AdminAPI;
+///           floods)                                   timeouts, refusals)       else StubResponder decides,
+///                                                                               DeliveryDriver delivers)
 /// ```
 ///
 /// In front of them all, ``RepeatedRequestShortcut`` hands a read that repeats the last request
@@ -40,7 +41,7 @@ enum ServerPipeline {
         let origin = origin ?? shared.plainOrigin
         let connection = HTTP1ConnectionHandler(settings: shared.http1Settings(origin), silentInput: silentInput)
         let answerer = StubRequestHandler(shared: shared, origin: origin, resources: shared.resources(for: eventLoop))
-        return ([connection, AdminRouteHandler(admin: shared.admin), answerer], connection, answerer)
+        return ([connection, answerer], connection, answerer)
     }
 }
 

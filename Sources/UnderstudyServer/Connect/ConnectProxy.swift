@@ -52,7 +52,6 @@ enum ConnectProxy {
         _ = try sync.removeHandler(context: sync.context(handlerType: SilentInputGuard.self))
         _ = try sync.removeHandler(context: sync.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self))
         _ = try sync.removeHandler(context: sync.context(handlerType: HTTP1ConnectionHandler.self))
-        _ = try sync.removeHandler(context: sync.context(handlerType: AdminRouteHandler.self))
         _ = try sync.removeHandler(context: sync.context(handlerType: StubRequestHandler.self))
     }
 
