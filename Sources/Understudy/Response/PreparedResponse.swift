@@ -6,169 +6,132 @@ import UnderstudyImages
 package struct PreparedResponse: Sendable {
     /// The status code.
     package var status: Int {
-        get { storage.status }
-        set { writable.status = newValue }
+        get { storage.value.status }
+        set { writable.value.status = newValue }
     }
     /// Every header to send, Content-Type and Content-Length included.
     package var headers: HeaderFields {
-        get { storage.headers }
-        set { writable.headers = newValue }
+        get { storage.value.headers }
+        set { writable.value.headers = newValue }
     }
     /// The whole body (for HEAD, still the GET body: transports send none of it).
     package var body: Data {
-        get { storage.body }
-        set { writable.body = newValue }
+        get { storage.value.body }
+        set { writable.value.body = newValue }
     }
     /// How long to wait before the headers or the fault.
     package var delay: Duration {
-        get { storage.delay }
-        set { writable.delay = newValue }
+        get { storage.value.delay }
+        set { writable.value.delay = newValue }
     }
     /// The pace of the body, if limited.
     package var bandwidth: Bandwidth? {
-        get { storage.bandwidth }
-        set { writable.bandwidth = newValue }
+        get { storage.value.bandwidth }
+        set { writable.value.bandwidth = newValue }
     }
     /// Body bytes to send before dropping the connection, if set.
     package var truncateAfter: Int? {
-        get { storage.truncateAfter }
-        set { writable.truncateAfter = newValue }
+        get { storage.value.truncateAfter }
+        set { writable.value.truncateAfter = newValue }
     }
     /// The fault to inject instead of the response, if any.
     package var fault: Fault? {
-        get { storage.fault }
-        set { writable.fault = newValue }
+        get { storage.value.fault }
+        set { writable.value.fault = newValue }
     }
     /// The name of the stub that produced it; `nil` for unmatched and pass-through answers.
     package var stubName: String? {
-        get { storage.stubName }
-        set { writable.stubName = newValue }
+        get { storage.value.stubName }
+        set { writable.value.stubName = newValue }
     }
     /// Set when the registry reuses this rendering for every use of its stub (see
     /// `RenderCache`), so a transport may keep its own encoding of it under this key.
     package var renderID: UInt64? {
-        get { storage.renderID }
-        set { writable.renderID = newValue }
+        get { storage.value.renderID }
+        set { writable.value.renderID = newValue }
     }
     /// The file the body is, byte for byte, as it was when read (set with ``renderID`` for a
     /// `file` response): a transport may send the file itself (`sendfile(2)`) instead of
     /// copying the bytes, once it has checked that what it opened is still that version.
     package var sourceFile: SourceFile? {
-        get { storage.sourceFile }
-        set { writable.sourceFile = newValue }
+        get { storage.value.sourceFile }
+        set { writable.value.sourceFile = newValue }
     }
     /// Whether `If-None-Match` and `If-Modified-Since` may be answered 304 (see ``CachePolicy``).
     package var answersConditionals: Bool {
-        get { storage.answersConditionals }
-        set { writable.answersConditionals = newValue }
+        get { storage.value.answersConditionals }
+        set { writable.value.answersConditionals = newValue }
     }
     /// Whether `Range` is honoured: 206, multipart and 416 (see ``StubResponse/ranges(_:)``).
     package var acceptsRanges: Bool {
-        get { storage.acceptsRanges }
-        set { writable.acceptsRanges = newValue }
+        get { storage.value.acceptsRanges }
+        set { writable.value.acceptsRanges = newValue }
     }
     /// `Last-Modified` as a date, read once when rendering.
     package var lastModified: Date? {
-        get { storage.lastModified }
-        set { writable.lastModified = newValue }
+        get { storage.value.lastModified }
+        set { writable.value.lastModified = newValue }
     }
     /// Where the body stops until a gate opens, if it does.
     package var pause: BodyPause? {
-        get { storage.pause }
-        set { writable.pause = newValue }
+        get { storage.value.pause }
+        set { writable.value.pause = newValue }
     }
     /// The network profile the timing came from, if one applied (journaled with the entry).
     package var network: NetworkProfile? {
-        get { storage.network }
-        set { writable.network = newValue }
+        get { storage.value.network }
+        set { writable.value.network = newValue }
     }
     /// Whether ``delay`` and ``bandwidth`` are the stub's own (`delay`, `bandwidth`), which win
     /// over any network profile (``ownsBandwidth`` for the rate).
     package var ownsDelay: Bool {
-        get { storage.ownsDelay }
-        set { writable.ownsDelay = newValue }
+        get { storage.value.ownsDelay }
+        set { writable.value.ownsDelay = newValue }
     }
     package var ownsBandwidth: Bool {
-        get { storage.ownsBandwidth }
-        set { writable.ownsBandwidth = newValue }
+        get { storage.value.ownsBandwidth }
+        set { writable.value.ownsBandwidth = newValue }
     }
     /// Where the body is cut into pieces, if it is (see ``BodyPieces``).
     package var pieces: Pieces? {
-        get { storage.pieces }
-        set { writable.pieces = newValue }
+        get { storage.value.pieces }
+        set { writable.value.pieces = newValue }
     }
     /// The 304 and 206 answers made from this rendering, kept with it (see ``ResponseVariants``).
     package var variants: ResponseVariants? {
-        get { storage.variants }
-        set { writable.variants = newValue }
+        get { storage.value.variants }
+        set { writable.value.variants = newValue }
     }
 
-    /// The fields, behind one reference: a rendering is handed from the registry's cache to
-    /// the responder, its decision, the answer and the delivery plan, and each copy is then one
-    /// retain instead of one per field. Copied on write.
-    private final class Storage: @unchecked Sendable {  // changed only while uniquely referenced
+    /// The fields, behind one ``CopyOnWriteBox``: a rendering is handed from the registry's
+    /// cache to the responder, its decision, the answer and the delivery plan.
+    private struct Fields: Sendable {
         var status: Int
         var headers: HeaderFields
         var body: Data
         var delay: Duration
-        var bandwidth: Bandwidth? = nil
-        var truncateAfter: Int? = nil
-        var fault: Fault? = nil
-        var stubName: String? = nil
-        var renderID: UInt64? = nil
-        var sourceFile: SourceFile? = nil
+        var bandwidth: Bandwidth?
+        var truncateAfter: Int?
+        var fault: Fault?
+        var stubName: String?
+        var renderID: UInt64?
+        var sourceFile: SourceFile?
         var answersConditionals = false
         var acceptsRanges = false
-        var lastModified: Date? = nil
-        var pause: BodyPause? = nil
-        var network: NetworkProfile? = nil
+        var lastModified: Date?
+        var pause: BodyPause?
+        var network: NetworkProfile?
         var ownsDelay = false
         var ownsBandwidth = false
-        var pieces: Pieces? = nil
-        var variants: ResponseVariants? = nil
-
-        init(
-            status: Int, headers: HeaderFields, body: Data, delay: Duration, bandwidth: Bandwidth?, truncateAfter: Int?,
-            fault: Fault?, stubName: String?
-        ) {
-            self.status = status
-            self.headers = headers
-            self.body = body
-            self.delay = delay
-            self.bandwidth = bandwidth
-            self.truncateAfter = truncateAfter
-            self.fault = fault
-            self.stubName = stubName
-        }
-
-        func copy() -> Storage {
-            let copy = Storage(
-                status: status, headers: headers, body: body, delay: delay, bandwidth: bandwidth, truncateAfter: truncateAfter,
-                fault: fault, stubName: stubName
-            )
-            copy.renderID = renderID
-            copy.sourceFile = sourceFile
-            copy.answersConditionals = answersConditionals
-            copy.acceptsRanges = acceptsRanges
-            copy.lastModified = lastModified
-            copy.pause = pause
-            copy.network = network
-            copy.ownsDelay = ownsDelay
-            copy.ownsBandwidth = ownsBandwidth
-            copy.pieces = pieces
-            copy.variants = variants
-            return copy
-        }
+        var pieces: Pieces?
+        var variants: ResponseVariants?
     }
 
-    private var storage: Storage
+    private var storage: CopyOnWriteBox<Fields>
 
-    /// The storage, copied first if another response shares it.
-    private var writable: Storage {
-        mutating get {
-            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-            return storage
-        }
+    /// The fields to change, copied first if another response shares them.
+    private var writable: CopyOnWriteBox<Fields> {
+        mutating get { CopyOnWriteBox.unique(&storage) }
     }
 
     /// A file and its stamp when it was read.
@@ -192,10 +155,10 @@ package struct PreparedResponse: Sendable {
         fault: Fault? = nil,
         stubName: String? = nil
     ) {
-        storage = Storage(
+        storage = CopyOnWriteBox(Fields(
             status: status, headers: headers, body: body, delay: delay, bandwidth: bandwidth, truncateAfter: truncateAfter,
             fault: fault, stubName: stubName
-        )
+        ))
     }
 
     /// Whether this is a redirect a client would follow: 301, 302, 303, 307 or 308 with a Location.

@@ -30,80 +30,79 @@ public struct StubResponse: Sendable {
 
     /// Where the body comes from.
     var body: Body {
-        get { storage.body }
-        set { writable.body = newValue }
+        get { storage.value.body }
+        set { writable.value.body = newValue }
     }
     /// The status code; for redirects the 3xx given.
     public private(set) var statusCode: Int {
-        get { storage.statusCode }
-        set { writable.statusCode = newValue }
+        get { storage.value.statusCode }
+        set { writable.value.statusCode = newValue }
     }
     /// Headers that override the ones Understudy would set.
     public private(set) var headers: HeaderFields {
-        get { storage.headers }
-        set { writable.headers = newValue }
+        get { storage.value.headers }
+        set { writable.value.headers = newValue }
     }
     /// The delay before the headers, if any.
     public private(set) var delay: Delay? {
-        get { storage.delay }
-        set { writable.delay = newValue }
+        get { storage.value.delay }
+        set { writable.value.delay = newValue }
     }
     /// The bandwidth limit on the body, if any.
     public private(set) var bandwidth: Bandwidth? {
-        get { storage.bandwidth }
-        set { writable.bandwidth = newValue }
+        get { storage.value.bandwidth }
+        set { writable.value.bandwidth = newValue }
     }
     /// The number of body bytes sent before the connection drops, if set.
     public private(set) var truncateAfter: Int? {
-        get { storage.truncateAfter }
-        set { writable.truncateAfter = newValue }
+        get { storage.value.truncateAfter }
+        set { writable.value.truncateAfter = newValue }
     }
     /// The format a canned or forwarded image body is converted to, if any (see ``transcoded(to:)``).
     public private(set) var transcode: ImageFormat? {
-        get { storage.transcode }
-        set { writable.transcode = newValue }
+        get { storage.value.transcode }
+        set { writable.value.transcode = newValue }
     }
     /// Whether rendering adds the Content-Type the body implies (see ``withoutInferredContentType()``).
     private(set) var infersContentType: Bool {
-        get { storage.infersContentType }
-        set { writable.infersContentType = newValue }
+        get { storage.value.infersContentType }
+        set { writable.value.infersContentType = newValue }
     }
     /// The validators and `Cache-Control` set with ``cache(_:)``; `nil` for the default: on for
     /// file, data and image bodies (``CachePolicy/standard``), off for others.
     public internal(set) var cachePolicy: CachePolicy? {
-        get { storage.cachePolicy }
-        set { writable.cachePolicy = newValue }
+        get { storage.value.cachePolicy }
+        set { writable.value.cachePolicy = newValue }
     }
     /// Whether `Range` requests are honoured, as set with ``ranges(_:)``; `nil` for the default:
     /// on for file, data and image bodies, off for others.
     public internal(set) var rangesEnabled: Bool? {
-        get { storage.rangesEnabled }
-        set { writable.rangesEnabled = newValue }
+        get { storage.value.rangesEnabled }
+        set { writable.value.rangesEnabled = newValue }
     }
     /// Where the body stops until a gate opens, if set with ``paused(afterBytes:gate:)``.
     public internal(set) var pause: BodyPause? {
-        get { storage.pause }
-        set { writable.pause = newValue }
+        get { storage.value.pause }
+        set { writable.value.pause = newValue }
     }
     /// The network the response is delivered on, if set with ``network(_:)``.
     public internal(set) var network: NetworkProfile? {
-        get { storage.network }
-        set { writable.network = newValue }
+        get { storage.value.network }
+        set { writable.value.network = newValue }
     }
     /// How the body is cut into pieces, if set with ``inPieces(_:interval:)``.
     public internal(set) var pieces: BodyPieces? {
-        get { storage.pieces }
-        set { writable.pieces = newValue }
+        get { storage.value.pieces }
+        set { writable.value.pieces = newValue }
     }
     /// When this response was made (for a registered response or a stub file's, when it was
     /// loaded): the `Last-Modified` of bodies not read from a file.
-    var madeAt: Date { storage.madeAt }
+    var madeAt: Date { storage.value.madeAt }
 
-    /// The fields, behind one reference: the registry hands a stub's response to every request
-    /// it answers, and copying a response is then one retain instead of one per field (callgrind,
-    /// 1,000 file stubs: the copies were 3,000 of a request's 76,000 instructions). Copied on
-    /// write, as the builders make a changed copy.
-    private final class Storage: @unchecked Sendable {  // changed only while uniquely referenced
+    /// The fields, behind one ``CopyOnWriteBox``: the registry hands a stub's response to every
+    /// request it answers (callgrind, 1,000 file stubs: copying the fields one by one was 3,000
+    /// of a request's 76,000 instructions).
+    private struct Fields: Sendable {
         var body: Body
         var statusCode: Int
         var headers: HeaderFields = [:]
@@ -117,43 +116,18 @@ public struct StubResponse: Sendable {
         var pause: BodyPause?
         var network: NetworkProfile?
         var pieces: BodyPieces?
-        let madeAt: Date
-
-        init(body: Body, statusCode: Int, madeAt: Date) {
-            self.body = body
-            self.statusCode = statusCode
-            self.madeAt = madeAt
-        }
-
-        func copy() -> Storage {
-            let copy = Storage(body: body, statusCode: statusCode, madeAt: madeAt)
-            copy.headers = headers
-            copy.delay = delay
-            copy.bandwidth = bandwidth
-            copy.truncateAfter = truncateAfter
-            copy.transcode = transcode
-            copy.infersContentType = infersContentType
-            copy.cachePolicy = cachePolicy
-            copy.rangesEnabled = rangesEnabled
-            copy.pause = pause
-            copy.network = network
-            copy.pieces = pieces
-            return copy
-        }
+        let madeAt = Date()
     }
 
-    private var storage: Storage
+    private var storage: CopyOnWriteBox<Fields>
 
-    /// The storage, copied first if another response shares it.
-    private var writable: Storage {
-        mutating get {
-            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-            return storage
-        }
+    /// The fields to change, copied first if another response shares them.
+    private var writable: CopyOnWriteBox<Fields> {
+        mutating get { CopyOnWriteBox.unique(&storage) }
     }
 
     init(body: Body, status: Int = 200) {
-        storage = Storage(body: body, statusCode: status, madeAt: Date())
+        storage = CopyOnWriteBox(Fields(body: body, statusCode: status))
     }
 
     // MARK: - Kinds
