@@ -17,7 +17,11 @@ import Understudy
 /// encoder re-serialised the same headers for each response, a fifth of the time a canned
 /// answer took. Framing follows NIO's encoder: `Content-Length` wins over `Transfer-Encoding`,
 /// and 1xx, 204 and 304 carry neither.
-struct WireResponse: Sendable {
+///
+/// A class: immutable once framed, it is handed from the cache to the writer and kept there
+/// for each response, and as a struct of seven references each of those copies retained and
+/// released every one (1,900 of the 51,000 instructions of a request for one of 1,000 URLs).
+final class WireResponse: Sendable {
     /// Why a response cannot go on the wire as given.
     struct InvalidHeader: Error, Sendable {
         let message: String
