@@ -269,15 +269,21 @@ public final class Journal: Sendable {
         let now = Date()
         // Built before taking the lock, which every event loop's every request takes: only
         // numbering and appending happen under it.
-        var record = JournalRecord(request, transport: transport, redirectedFrom: redirectedFrom, startTime: startTime ?? now)
-        record.isHTTP2 = isHTTP2
+        // Held in an optional to be moved into the journal (`take()`), not copied: a copy
+        // retained and released each of the record's fields, under the lock.
+        var pending = Optional(JournalRecord(request, transport: transport, redirectedFrom: redirectedFrom, startTime: startTime ?? now))
+        pending!.isHTTP2 = isHTTP2
         if let result {
-            // The setting is asked for (under the lock) only when there is a body to keep.
-            record.complete(with: result, keepingBody: result.responseBody != nil && keepsBodies, at: now)
+            // The body, if the journal keeps bodies, is added under the lock, which knows.
+            pending!.complete(with: result, keepingBody: false, at: now)
         }
         let (id, ready, watchers) = state.withLock { state -> (Int, [CheckedContinuation<Void, any Error>], [CheckedContinuation<Int, Never>]) in
+            var record = pending.take()!
             let id = state.nextID
             state.nextID += 1
+            if state.keepsBodies, let body = result?.responseBody {
+                record.keepBody(body)
+            }
             record.shareHeaders(with: &state.recentHeaders)
             if let limit = state.limit, state.entries.count >= limit {
                 // Dropped before appending, so the buffer never grows past the limit.

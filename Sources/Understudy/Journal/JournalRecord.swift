@@ -12,6 +12,15 @@ import Foundation
 struct JournalRecord: Sendable {
     enum OriginScheme: String, Sendable {
         case http, https
+
+        /// `http` or `https` by comparison, not through `init(rawValue:)`'s string switch.
+        init?(_ scheme: String) {
+            switch scheme.utf8.count {
+            case 4 where scheme == "http": self = .http
+            case 5 where scheme == "https": self = .https
+            default: return nil
+            }
+        }
     }
 
     /// The fields most entries leave empty.
@@ -64,7 +73,7 @@ struct JournalRecord: Sendable {
 
     init(_ request: StubRequest, transport: Interaction.Transport, redirectedFrom: Int?, startTime: Date) {
         method = request.method
-        if let target = request.originFormTarget, let scheme = OriginScheme(rawValue: request.scheme) {
+        if let target = request.originFormTarget, let scheme = OriginScheme(request.scheme) {
             originScheme = scheme
             urlText = target
         } else {
@@ -156,6 +165,13 @@ struct JournalRecord: Sendable {
             added += 64 + Self.heapBytes(miss.stubName) + miss.mismatches.count * 96
         }
         bytes = UInt32(clamping: Int(bytes) + added)
+    }
+
+    /// Keeps `body`, the response body bytes sent, in a record completed without them.
+    mutating func keepBody(_ body: Data) {
+        let hadExtras = extras != nil
+        extras = Extras(redirectedFrom: extras?.redirectedFrom, nearMisses: extras?.nearMisses ?? [], responseBody: Data(body), network: extras?.network)
+        bytes = UInt32(clamping: Int(bytes) + body.count + (hadExtras ? 0 : 48))
     }
 
     /// The response headers' memory when this entry alone holds them: a canned answer's
