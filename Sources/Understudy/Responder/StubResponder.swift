@@ -38,20 +38,47 @@ package struct StubResponder: Sendable {
         case pending(Pending)
     }
 
+    /// The fields, behind one reference: each connection, task and delivery holds a copy, and
+    /// as seven stored fields each copy retained and released them all.
+    private final class Storage: Sendable {
+        let registry: StubRegistry
+        let transport: Interaction.Transport
+        let unmatched: Unmatched
+        let observer: (@Sendable (Interaction) -> Void)?
+        let unmatchedNote: (@Sendable (StubRequest) -> String?)?
+        let network: NetworkSetting?
+        let context: RenderContext
+
+        init(
+            registry: StubRegistry, transport: Interaction.Transport, unmatched: Unmatched, observer: (@Sendable (Interaction) -> Void)?,
+            unmatchedNote: (@Sendable (StubRequest) -> String?)?, network: NetworkSetting?, context: RenderContext
+        ) {
+            self.registry = registry
+            self.transport = transport
+            self.unmatched = unmatched
+            self.observer = observer
+            self.unmatchedNote = unmatchedNote
+            self.network = network
+            self.context = context
+        }
+    }
+
+    private let storage: Storage
+
     /// The stubs and journal.
-    package let registry: StubRegistry
+    package var registry: StubRegistry { storage.registry }
     /// The transport journal entries are recorded under.
-    package let transport: Interaction.Transport
+    package var transport: Interaction.Transport { storage.transport }
     /// What becomes of unmatched requests.
-    package let unmatched: Unmatched
+    package var unmatched: Unmatched { storage.unmatched }
     /// Told of each interaction once it is recorded complete (the request log).
-    package let observer: (@Sendable (Interaction) -> Void)?
+    package var observer: (@Sendable (Interaction) -> Void)? { storage.observer }
     /// A last line for the 404 text of an unmatched request, or `nil` for none (the server
     /// points browsers at its dashboard; the in-process transport has none).
-    package let unmatchedNote: (@Sendable (StubRequest) -> String?)?
+    package var unmatchedNote: (@Sendable (StubRequest) -> String?)? { storage.unmatchedNote }
     /// The network answers are delivered on when their stub names none; `nil` for full speed.
-    package let network: NetworkSetting?
-    private let context: RenderContext
+    package var network: NetworkSetting? { storage.network }
+    private var context: RenderContext { storage.context }
 
     /// - Parameters:
     ///   - registry: the stubs and journal.
@@ -66,13 +93,10 @@ package struct StubResponder: Sendable {
         unmatched: Unmatched = .notFound, observer: (@Sendable (Interaction) -> Void)? = nil,
         unmatchedNote: (@Sendable (StubRequest) -> String?)? = nil, network: NetworkSetting? = nil
     ) {
-        self.network = network
-        self.registry = registry
-        self.transport = transport
-        self.unmatched = unmatched
-        self.observer = observer
-        self.unmatchedNote = unmatchedNote
-        self.context = RenderContext(upstream: upstream, transcoder: registry.transcoder)
+        storage = Storage(
+            registry: registry, transport: transport, unmatched: unmatched, observer: observer, unmatchedNote: unmatchedNote,
+            network: network, context: RenderContext(upstream: upstream, transcoder: registry.transcoder)
+        )
     }
 
     // MARK: - Deciding
