@@ -32,6 +32,14 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let wireResponses: WireResponseCache
     private let pacing: PacingClock
     private var repeatable: Repeatable?
+    /// Repeatables kept in a row that the next request did not repeat, and requests since the
+    /// last one kept while backing off: a client that never repeats (a feed of different URLs,
+    /// a header that changes every time) would pay for keeping and comparing one every time
+    /// (900 of a request's 48,000 instructions), so after ``RepeatedRequestShortcut/patience``
+    /// misses in a row one is kept only every ``RepeatedRequestShortcut/retryInterval``-th
+    /// request, until a repeat comes again.
+    private var unrepeated = 0
+    private var skipped = 0
     /// How many answers came from a fixed canned stub (each sets ``repeatable``): a counter, by
     /// which ``RepeatedRequestShortcut`` tells whether the request it passed on was one.
     private(set) var repeatableAnswerCount = 0
@@ -84,11 +92,14 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func answer(_ head: HTTPRequestHead, body: ByteBuffer?, arrival: ServerRequest.Arrival, context: ChannelHandlerContext) {
-        if body == nil, let last = repeatable, Self.isRepeat(head, of: last.head),
-           let answer = responder.answerAgain(last.match, for: last.request) {
-            return deliver(answer, request: last.request, method: head.method.rawValue, version: head.version, keepAlive: head.isKeepAlive, arrival: arrival)
+        if let last = repeatable {
+            if body == nil, Self.isRepeat(head, of: last.head), let answer = responder.answerAgain(last.match, for: last.request) {
+                unrepeated = 0
+                return deliver(answer, request: last.request, method: head.method.rawValue, version: head.version, keepAlive: head.isKeepAlive, arrival: arrival)
+            }
+            unrepeated += 1
+            repeatable = nil
         }
-        repeatable = nil
         let request = StubRequest(head: head, body: body, scheme: origin.scheme, listener: origin.authority)
         if head.method == .CONNECT {
             return connect(head, request: request, arrival: arrival, context: context)
@@ -96,7 +107,7 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         var repeatableMatch: StubRegistry.RepeatableMatch?
         switch responder.decide(request, repeatable: &repeatableMatch) {
         case .answer(let answer):
-            if let repeatableMatch {
+            if let repeatableMatch, keepsRepeatable() {
                 repeatable = Repeatable(head: head, request: request, match: repeatableMatch)
                 repeatableAnswerCount &+= 1
             }
@@ -121,6 +132,16 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
+    /// Whether to keep this request's repeatable match: always, until ``unrepeated`` reaches
+    /// the patience, then every retry interval.
+    private func keepsRepeatable() -> Bool {
+        guard unrepeated >= RepeatedRequestShortcut.patience else { return true }
+        skipped += 1
+        guard skipped >= RepeatedRequestShortcut.retryInterval else { return false }
+        skipped = 0
+        return true
+    }
+
     /// The head of the last request answered by a fixed canned stub.
     var repeatableHead: HTTPRequestHead? { repeatable?.head }
 
@@ -129,6 +150,7 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// since and it must go the usual way. `connection` is told first that a request is answered.
     func answerRepeat(connection: HTTP1ConnectionHandler, now: NIODeadline) -> Bool {
         guard let last = repeatable, let answer = responder.answerAgain(last.match, for: last.request) else { return false }
+        unrepeated = 0
         connection.beginRepeatedRequest()
         let arrival = ServerRequest.Arrival(start: Date(), headTime: now, endTime: now)
         deliver(answer, request: last.request, method: last.head.method.rawValue, version: last.head.version, keepAlive: last.head.isKeepAlive, arrival: arrival)
