@@ -32,14 +32,9 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let wireResponses: WireResponseCache
     private let pacing: PacingClock
     private var repeatable: Repeatable?
-    /// Repeatables kept in a row that the next request did not repeat, and requests since the
-    /// last one kept while backing off: a client that never repeats (a feed of different URLs,
-    /// a header that changes every time) would pay for keeping and comparing one every time
-    /// (900 of a request's 48,000 instructions), so after ``RepeatedRequestShortcut/patience``
-    /// misses in a row one is kept only every ``RepeatedRequestShortcut/retryInterval``-th
-    /// request, until a repeat comes again.
-    private var unrepeated = 0
-    private var skipped = 0
+    /// When ``repeatable`` is kept: a client that never repeats would pay for keeping and
+    /// comparing one every time (1,400 of a request's 47,600 instructions).
+    private var backoff = RepeatBackoff()
     /// How many answers came from a fixed canned stub (each sets ``repeatable``): a counter, by
     /// which ``RepeatedRequestShortcut`` tells whether the request it passed on was one.
     private(set) var repeatableAnswerCount = 0
@@ -94,10 +89,10 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func answer(_ head: HTTPRequestHead, body: ByteBuffer?, arrival: ServerRequest.Arrival, context: ChannelHandlerContext) {
         if let last = repeatable {
             if body == nil, Self.isRepeat(head, of: last.head), let answer = responder.answerAgain(last.match, for: last.request) {
-                unrepeated = 0
+                backoff.repeated()
                 return deliver(answer, request: last.request, method: head.method.rawValue, version: head.version, keepAlive: head.isKeepAlive, arrival: arrival)
             }
-            unrepeated += 1
+            backoff.missed()
             repeatable = nil
         }
         let request = StubRequest(head: head, body: body, scheme: origin.scheme, listener: origin.authority)
@@ -107,7 +102,7 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         var repeatableMatch: StubRegistry.RepeatableMatch?
         switch responder.decide(request, repeatable: &repeatableMatch) {
         case .answer(let answer):
-            if let repeatableMatch, keepsRepeatable() {
+            if let repeatableMatch, backoff.keepsNext() {
                 repeatable = Repeatable(head: head, request: request, match: repeatableMatch)
                 repeatableAnswerCount &+= 1
             }
@@ -132,16 +127,6 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    /// Whether to keep this request's repeatable match: always, until ``unrepeated`` reaches
-    /// the patience, then every retry interval.
-    private func keepsRepeatable() -> Bool {
-        guard unrepeated >= RepeatedRequestShortcut.patience else { return true }
-        skipped += 1
-        guard skipped >= RepeatedRequestShortcut.retryInterval else { return false }
-        skipped = 0
-        return true
-    }
-
     /// The head of the last request answered by a fixed canned stub.
     var repeatableHead: HTTPRequestHead? { repeatable?.head }
 
@@ -150,7 +135,7 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// since and it must go the usual way. `connection` is told first that a request is answered.
     func answerRepeat(connection: HTTP1ConnectionHandler, now: NIODeadline) -> Bool {
         guard let last = repeatable, let answer = responder.answerAgain(last.match, for: last.request) else { return false }
-        unrepeated = 0
+        backoff.repeated()
         connection.beginRepeatedRequest()
         let arrival = ServerRequest.Arrival(start: Date(), headTime: now, endTime: now)
         deliver(answer, request: last.request, method: last.head.method.rawValue, version: last.head.version, keepAlive: last.head.isKeepAlive, arrival: arrival)

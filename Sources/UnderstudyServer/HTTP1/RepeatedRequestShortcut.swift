@@ -19,8 +19,7 @@ internal import NIOHTTP1
 ///
 /// Arming costs a look at every byte of the read and a copy of it, which a client that never
 /// repeats (a feed of different URLs, a header that changes every time) pays on every request
-/// for nothing: after ``patience`` armings in a row that no repeat followed, it arms only on
-/// every ``retryInterval``-th request, until a repeat comes again.
+/// for nothing: it backs off as ``RepeatBackoff`` says.
 final class RepeatedRequestShortcut: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -29,12 +28,7 @@ final class RepeatedRequestShortcut: ChannelInboundHandler, RemovableChannelHand
     private let answerer: StubRequestHandler
     /// The bytes of the last request, when a repeat of them may be answered at once.
     private var armed: ByteBuffer?
-    /// Armings in a row that the next read did not repeat.
-    private var unrepeated = 0
-    /// Reads passed on since the last arming while backing off.
-    private var skipped = 0
-    static let patience = 4
-    static let retryInterval = 32
+    private var backoff = RepeatBackoff()
 
     init(connection: HTTP1ConnectionHandler, answerer: StubRequestHandler) {
         self.connection = connection
@@ -44,23 +38,18 @@ final class RepeatedRequestShortcut: ChannelInboundHandler, RemovableChannelHand
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let bytes = unwrapInboundIn(data)
         if let armed, armed == bytes, connection.isBetweenRequests, answerer.answerRepeat(connection: connection, now: context.eventLoop.now) {
-            unrepeated = 0
+            backoff.repeated()
             return
         }
         if armed != nil {
             armed = nil
-            unrepeated += 1
+            backoff.missed()
         }
         let passedOn = connection.requestsPassedOn
         let repeatables = answerer.repeatableAnswerCount
         context.fireChannelRead(data)
         // Armed when this read was exactly the one request just answered from a fixed stub.
-        if unrepeated >= Self.patience {
-            skipped += 1
-            guard skipped >= Self.retryInterval else { return }
-            skipped = 0
-        }
-        guard connection.requestsPassedOn == passedOn + 1, answerer.repeatableAnswerCount == repeatables + 1,
+        guard backoff.keepsNext(), connection.requestsPassedOn == passedOn + 1, answerer.repeatableAnswerCount == repeatables + 1,
               let head = answerer.repeatableHead, connection.hasNothingPending,
               Self.isExactly(head, bytes)
         else { return }
@@ -85,5 +74,39 @@ final class RepeatedRequestShortcut: ChannelInboundHandler, RemovableChannelHand
         }
         // The request line, each field's line, and the blank line.
         return lineEnds == head.headers.count + 2
+    }
+}
+
+/// When to keep what answering a repeat needs (a request's bytes, its match), for a client that
+/// may or may not repeat itself: always, until ``patience`` kept ones in a row were not repeated;
+/// then only every ``retryInterval``-th time, until a repeat comes again. A client that never
+/// repeats (a feed of different URLs, a header that changes every time) then pays for keeping
+/// and comparing one request in 32.
+struct RepeatBackoff {
+    static let patience = 4
+    static let retryInterval = 32
+
+    /// Kept ones in a row that the next request did not repeat.
+    private var unrepeated = 0
+    /// Requests since the last one kept while backing off.
+    private var skipped = 0
+
+    /// A kept request was not repeated by the next.
+    mutating func missed() {
+        unrepeated += 1
+    }
+
+    /// A kept request was repeated.
+    mutating func repeated() {
+        unrepeated = 0
+    }
+
+    /// Whether to keep this request for a repeat.
+    mutating func keepsNext() -> Bool {
+        guard unrepeated >= Self.patience else { return true }
+        skipped += 1
+        guard skipped >= Self.retryInterval else { return false }
+        skipped = 0
+        return true
     }
 }
