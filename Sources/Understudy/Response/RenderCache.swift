@@ -39,7 +39,7 @@ final class RenderCache: Sendable {
     func prepared(for response: StubResponse, render: () throws -> PreparedResponse) rethrows -> PreparedResponse {
         guard response.rendersTheSameEveryTime else { return try render() }
         guard let filePath else {
-            if let entry = state.withLock({ $0 }) { return entry.prepared }
+            if let prepared = state.withLock({ $0?.prepared }) { return prepared }
             return try store(render(), stamp: nil, generation: nil, watchedEpoch: nil)
         }
         #if canImport(Glibc)
@@ -47,10 +47,16 @@ final class RenderCache: Sendable {
         #else
         let monitor: FileChangeMonitor? = nil
         #endif
-        let kept = state.withLock { $0 }
-        if let monitor, let entry = kept, let generation = entry.generation, monitor.generation() == generation {
-            return entry.prepared
+        if let monitor {
+            // The usual answer, without copying the whole entry out of the lock (a retain and a
+            // release for each of its fields): the generation read first is as good as one read
+            // after, since an equal one means nothing changed from the entry's to this one.
+            let generation = monitor.generation()
+            if let prepared = state.withLock({ $0?.generation == generation ? $0?.prepared : nil }) {
+                return prepared
+            }
         }
+        let kept = state.withLock { $0 }
         // Watched first and the generation read before the stamp, so that a change made
         // after the stamp always moves the generation on. Something changed somewhere in the
         // watched directories (a busy /tmp moves the generation all the time), so this runs
