@@ -35,7 +35,6 @@ rounds="${BENCH_ROUNDS:-3}"
 warmup="${BENCH_WARMUP:-3}"
 sets=(${BENCH_REAL_SETS:-h1 https h2tls})
 cores="$(nproc)"
-feed_size=1000
 
 die() { echo "bench-server-real: $*" >&2; exit 2; }
 for s in "${sets[@]}"; do
@@ -63,15 +62,9 @@ source Benchmarks/scratch.sh bench-server-real
 source Benchmarks/server/bench-files.sh
 source Benchmarks/server/nginx.sh
 
-# The feed: 1,000 different 4 KB PNGs, served by nginx from www/feed and by one stub each.
-python3 Benchmarks/server/make_feed.py "$work/stubs/feed" "$feed_size" 4096
+source Benchmarks/server/real-traffic.sh
+# nginx serves the same feed files from www/feed.
 cp -r "$work/stubs/feed" "$work/nginx/www/feed"
-{
-    echo "stubs:"
-    for ((n = 0; n < feed_size; n++)); do
-        printf '  - name: feed-%04d\n    request: { method: GET, path: /feed/%04d.png }\n    response: { file: feed/%04d.png }\n' "$n" "$n" "$n"
-    done
-} >"$work/stubs/feed.yaml"
 bash Benchmarks/server/make_cert.sh "$work/tls"
 chmod -R a+rX "$work"
 chmod 644 "$work/tls/leaf-key.pem"   # nginx's workers may run as another user; a throwaway key
@@ -131,28 +124,7 @@ for set in "${sets[@]}"; do
     done
 done
 
-# The client's inputs: wrk scripts, and h2load's URI lists (per server, as they hold the port).
-cat >"$work/feed.lua" <<LUA
--- Every thread walks the 1,000 feed URLs in turn, from its own start.
-local paths, n = {}, 0
-for i = 0, $((feed_size - 1)) do paths[#paths + 1] = string.format("/feed/%04d.png", i) end
-local started = 0
-function setup(thread) started = started + 1; thread:set("start", started * 397) end
-function init(args) n = tonumber(start) or 0 end
-function request() n = n + 1; return wrk.format("GET", paths[(n % #paths) + 1]) end
-LUA
-cat >"$work/traced.lua" <<'LUA'
--- A W3C traceparent that differs on every request: trace id and parent id from a counter.
-local n, id = 0, 0
-local started = 0
-function setup(thread) started = started + 1; thread:set("thread_number", started) end
-function init(args) id = tonumber(thread_number) or 0 end
-function request()
-    n = n + 1
-    local trace = string.format("00-%08x%08x%08x%08x-%08x%08x-01", id, n, 4242, n, id, n)
-    return wrk.format("GET", "/4k.png", { ["traceparent"] = trace })
-end
-LUA
+# h2load's inputs: URI lists, per server, as they hold the port (wrk's scripts are from real-traffic.sh).
 for s in understudy nginx; do
     base="$(base_url h2tls "$s")"
     for ((n = 0; n < feed_size; n++)); do printf '%s/feed/%04d.png\n' "$base" "$n"; done >"$work/feed-$s.uris"
