@@ -47,8 +47,8 @@ source Benchmarks/scratch.sh compare-builds
 source Benchmarks/server/bench-files.sh
 source Benchmarks/server/real-traffic.sh
 
-server_cpu=() client_cpu=()
-if [ "$(nproc)" -ge 2 ]; then server_cpu=(0); client_cpu=(taskset -c 1); fi
+server_cpu="" client_cpu=()
+if [ "$(nproc)" -ge 2 ]; then server_cpu=0; client_cpu=(taskset -c 1); fi
 
 # run PID PORT SECONDS: prints "req/s<TAB>CPU µs per request".
 hz="$(getconf CLK_TCK)"
@@ -71,13 +71,15 @@ run() {
 base_pid="" new_pid=""
 start_both() {
     local pid port f
+    # The pair before stops first, and leaves $pids: a PID ended here is never signalled again.
     for pid in $base_pid $new_pid; do kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+    pids=()
     understudy="$base_bin"; start_understudy serve "$work/stubs"
     base_pid="$understudy_pid" base_port="$understudy_port"
     understudy="$new_bin"; start_understudy serve "$work/stubs"
     new_pid="$understudy_pid" new_port="$understudy_port"
     for pid in "$base_pid" "$new_pid"; do
-        [ "${#server_cpu[@]}" -eq 0 ] || taskset -a -p -c "${server_cpu[0]}" "$pid" >/dev/null
+        [ -z "$server_cpu" ] || taskset -a -p -c "$server_cpu" "$pid" >/dev/null
     done
     for port in "$base_port" "$new_port"; do
         for f in 4k.png feed/0000.png feed/0999.png; do
@@ -90,7 +92,7 @@ start_both() {
 }
 
 echo "compare-builds: $shape, wrk -t2 -c64 -d3s, $pairs pairs, both servers started afresh every 2 pairs;" \
-    "servers on CPU ${server_cpu[0]:-any}, wrk on ${client_cpu[2]:-any}"
+    "servers on CPU ${server_cpu:-any}, wrk on CPU ${client_cpu[2]:-any}"
 echo "  base: $base_bin"
 echo "  new:  $new_bin"
 printf '  %-5s %12s %12s %14s %14s\n' pair "base req/s" "new req/s" "base µs/req" "new µs/req"
