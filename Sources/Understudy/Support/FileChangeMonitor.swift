@@ -10,14 +10,15 @@ import Synchronization
 /// each time, a walk of the whole path that took a tenth of the CPU a canned answer needed.
 /// inotify instead queues an event during the very write, rename or delete that changes a
 /// file, before that call returns, so one `poll(2)` of the queue (no path walk) tells whether
-/// the stamp needs looking at again: answers stay exactly as fresh as with a `stat` each time.
+/// the stamp needs looking at again: answers stay as fresh as with a `stat` each time (on a
+/// server's event loop, as of the moment the loop woke for the request: see ``generation()``).
 ///
 /// A file's own directory is watched for any change to its entries, and every directory above
 /// it for entries created, removed or renamed, so replacing the file or any directory on its
 /// path counts as a change. Any event counts, whichever entry it names: a change elsewhere in
 /// those directories only costs the callers one `stat(2)` each. Linux only; elsewhere, and when
 /// inotify is out of watches, callers fall back to the stamp.
-final class FileChangeMonitor: Sendable {
+package final class FileChangeMonitor: Sendable {
     /// The process's monitor, or `nil` when inotify cannot be used.
     static let shared = FileChangeMonitor()
 
@@ -88,7 +89,49 @@ final class FileChangeMonitor: Sendable {
     /// loops asking at once do not queue up behind each other's system calls. A reader that
     /// finds events takes the lock, moves the generation on, then drains: anyone who finds the
     /// queue empty afterwards also finds the new generation.
+    ///
+    /// On an event loop's thread that marks its turns (``loopTurnEnded()``), the queue is looked
+    /// at once a turn, by the first request that asks: the turn began when the loop woke for
+    /// the requests it reads, after anything their clients did before sending them, so they are
+    /// answered as fresh as with a `poll(2)` each. That `poll(2)` was 2.4% of the server's CPU on
+    /// a client asking for 1,000 different files; a loop reads 10 to 60 requests a turn.
     func generation() -> UInt64 {
+        guard let memo = Self.turnMemo() else { return polledGeneration() }
+        if memo.pointee.valid { return memo.pointee.generation }
+        let generation = polledGeneration()
+        memo.pointee = (true, generation)
+        return generation
+    }
+
+    /// Tells the monitor that the calling thread, an event loop's, has finished a turn: the
+    /// next ``generation()`` on it looks at the queue again. Call it between a turn's work and
+    /// the wait for the next (SwiftNIO's `NIOEventLoopMetricsDelegate.processedTick(info:)`).
+    package static func loopTurnEnded() {
+        if let memo = turnMemo() {
+            memo.pointee.valid = false
+        } else {
+            let memo = UnsafeMutablePointer<TurnMemo>.allocate(capacity: 1)
+            memo.initialize(to: (false, 0))
+            pthread_setspecific(turnKey, memo)
+        }
+    }
+
+    /// The generation a loop's thread read this turn, if it did (`valid`).
+    private typealias TurnMemo = (valid: Bool, generation: UInt64)
+
+    /// Where a loop's thread keeps its ``TurnMemo``, freed when the thread ends.
+    private static let turnKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key) { $0?.assumingMemoryBound(to: TurnMemo.self).deallocate() }
+        return key
+    }()
+
+    /// The calling thread's memo; `nil` on a thread that never marked a turn.
+    private static func turnMemo() -> UnsafeMutablePointer<TurnMemo>? {
+        pthread_getspecific(turnKey)?.assumingMemoryBound(to: TurnMemo.self)
+    }
+
+    private func polledGeneration() -> UInt64 {
         var query = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         if poll(&query, 1, 0) > 0 {
             state.withLock { state in
