@@ -204,7 +204,7 @@ final class HTTP2Stream {
         var repeatableMatch: StubRegistry.RepeatableMatch?
         switch responder.decide(request, repeatable: &repeatableMatch) {
         case .answer(let answer):
-            if let repeatableMatch {
+            if let repeatableMatch, connection.repeatBackoff.keepsNext() {
                 connection.repeatable = HTTP2Connection.Repeatable(head: head, block: block, request: request, match: repeatableMatch)
             }
             deliver(answer, request: request, method: method, arrival: arrival)
@@ -231,9 +231,12 @@ final class HTTP2Stream {
     /// request a fixed canned stub answered on this connection, with the same stub; `false`
     /// when it is not such a repeat or the stubs changed since.
     private func answerRepeat(_ block: HPACKHeaders) -> Bool {
-        guard let last = connection.repeatable, Self.isRepeat(block, of: last.block),
-              let answer = responder.answerAgain(last.match, for: last.request)
-        else { return false }
+        guard let last = connection.repeatable else { return false }
+        guard Self.isRepeat(block, of: last.block), let answer = responder.answerAgain(last.match, for: last.request) else {
+            connection.repeatBackoff.missed()
+            return false
+        }
+        connection.repeatBackoff.repeated()
         state = .answering
         let now = connection.eventLoop.now
         deliver(answer, request: last.request, method: last.head.method.rawValue, arrival: ServerRequest.Arrival(start: Date(), headTime: now, endTime: now))
