@@ -2,7 +2,7 @@
 # Two builds of understudy side by side on traffic shaped like an image client's: does a change
 # make the server faster in wall time, not only in instructions?
 #
-#   bash Benchmarks/compare-builds.sh BASE_BINARY NEW_BINARY [feed|traced] [PAIRS]
+#   bash Benchmarks/compare-builds.sh BASE_BINARY NEW_BINARY [feed|traced|h2feed] [PAIRS]
 #
 # Callgrind's counts are stable, but on this request path they no longer predict time: leaving
 # out Swift's run-time exclusivity checks took 15% of the instructions of a request and none of
@@ -12,6 +12,8 @@
 #     traced shape) and run at once, each on its own port;
 #   - both are pinned to CPU 0 and wrk (-t2 -c64) to CPU 1, so each server has one core to
 #     itself while measured and the client never takes it (on one core, nothing is pinned);
+#     `h2feed` asks for the feed's URLs over h2c instead, with h2load (-t1 -c64 -m10, its URI
+#     list as input), which exercises the HTTP/2 request path;
 #   - PAIRS pairs of 3 s runs (default 10), alternating which server goes first, each pair back
 #     to back; a slow phase of the machine then hits both halves of a pair alike;
 #   - both servers are started afresh every 2 pairs, so that no one process's luck (where its
@@ -26,10 +28,10 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
 die() { echo "compare-builds: $*" >&2; exit 2; }
-[ "$#" -ge 2 ] || die "usage: bash Benchmarks/compare-builds.sh BASE_BINARY NEW_BINARY [feed|traced] [PAIRS]"
+[ "$#" -ge 2 ] || die "usage: bash Benchmarks/compare-builds.sh BASE_BINARY NEW_BINARY [feed|traced|h2feed] [PAIRS]"
 base_bin="$1" new_bin="$2" shape="${3:-feed}" pairs="${4:-10}"
 for b in "$base_bin" "$new_bin"; do [ -x "$b" ] || die "no executable understudy at '$b'"; done
-case "$shape" in feed|traced) ;; *) die "shape '$shape': expected feed or traced" ;; esac
+case "$shape" in feed|traced|h2feed) ;; *) die "shape '$shape': expected feed, traced or h2feed" ;; esac
 [[ "$pairs" =~ ^[1-9][0-9]*$ ]] || die "PAIRS '$pairs': expected a positive whole number"
 
 sudo=""
@@ -37,6 +39,7 @@ if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
 missing=()
 command -v wrk >/dev/null 2>&1 || missing+=(wrk)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
+[ "$shape" != h2feed ] || command -v h2load >/dev/null 2>&1 || missing+=(nghttp2-client)
 if [ "${#missing[@]}" -gt 0 ]; then
     echo "Installing ${missing[*]}..."
     $sudo apt-get -o DPkg::Lock::Timeout=900 update
@@ -56,6 +59,16 @@ ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 run() {
     local before after out
     before="$(ticks "$1")"
+    if [ "$shape" = h2feed ]; then
+        for ((n = 0; n < feed_size; n++)); do printf 'http://127.0.0.1:%s/feed/%04d.png\n' "$2" "$n"; done >"$work/uris-$2"
+        out="$("${client_cpu[@]}" h2load -t1 -c64 -m10 -D"$3" -i "$work/uris-$2" 2>&1)" || { echo "$out" >&2; die "h2load failed"; }
+        after="$(ticks "$1")"
+        awk -v t="$((after - before))" -v hz="$hz" '
+            /^finished in/ { rps = $4 } /^requests:/ { n = $8; if ($10 + $12 > 0) bad = 1 }
+            END { if (rps == "" || n == 0) exit 1; if (bad) exit 3; printf "%s\t%.2f\n", rps, t / hz * 1e6 / n }' <<<"$out" \
+            || { echo "$out" >&2; die "h2load saw failed or errored requests, or printed nothing to read"; }
+        return
+    fi
     out="$("${client_cpu[@]}" wrk -t2 -c64 -d"$3s" -s "$work/$shape.lua" "http://127.0.0.1:$2/" 2>&1)" \
         || { echo "$out" >&2; die "wrk failed"; }
     after="$(ticks "$1")"
@@ -91,8 +104,9 @@ start_both() {
     run "$new_pid" "$new_port" 2 >/dev/null
 }
 
-echo "compare-builds: $shape, wrk -t2 -c64 -d3s, $pairs pairs, both servers started afresh every 2 pairs;" \
-    "servers on CPU ${server_cpu:-any}, wrk on CPU ${client_cpu[2]:-any}"
+client="wrk -t2 -c64 -d3s"; [ "$shape" != h2feed ] || client="h2load -t1 -c64 -m10 -D3"
+echo "compare-builds: $shape, $client, $pairs pairs, both servers started afresh every 2 pairs;" \
+    "servers on CPU ${server_cpu:-any}, the client on CPU ${client_cpu[2]:-any}"
 echo "  base: $base_bin"
 echo "  new:  $new_bin"
 printf '  %-5s %12s %12s %14s %14s\n' pair "base req/s" "new req/s" "base µs/req" "new µs/req"
