@@ -55,6 +55,8 @@ final class ServerShared: Sendable {
         let pacing: PacingClock
         /// Its HTTP/2 HEADERS blocks.
         let headerBlocks: HTTP2HeaderBlockCache
+        /// Its turn's look at changed files, shared by the requests it reads in one turn.
+        let fileChecks: FileCheckTurn
     }
 
     /// The resources of `eventLoop`, for the connections it serves: looked up once per
@@ -64,7 +66,7 @@ final class ServerShared: Sendable {
             if let resources = all[ObjectIdentifier(eventLoop)] { return resources }
             let resources = LoopResources(
                 wireResponses: WireResponseCache(shared: sharedWireResponses), pacing: PacingClock(eventLoop: eventLoop),
-                headerBlocks: HTTP2HeaderBlockCache()
+                headerBlocks: HTTP2HeaderBlockCache(), fileChecks: FileCheckTurn()
             )
             all[ObjectIdentifier(eventLoop)] = resources
             return resources

@@ -31,6 +31,8 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let responder: StubResponder
     private let wireResponses: WireResponseCache
     private let pacing: PacingClock
+    /// The loop's turn's look at changed files, shared by the requests it reads in one turn.
+    private let fileChecks: FileCheckTurn
     private var repeatable: Repeatable?
     /// When ``repeatable`` is kept: a client that never repeats would pay for keeping and
     /// comparing one every time (1,400 of a request's 47,600 instructions).
@@ -53,6 +55,7 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         self.admin = shared.admin
         self.wireResponses = resources.wireResponses
         self.pacing = resources.pacing
+        self.fileChecks = resources.fileChecks
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -82,7 +85,9 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 exchange = AdminExchange.start(head, body: body, admin: admin, writer: adminWriter)
                 return
             }
-            answer(head, body: body, arrival: arrival, context: context)
+            fileChecks.sharing(on: context.eventLoop) {
+                answer(head, body: body, arrival: arrival, context: context)
+            }
         }
     }
 
@@ -134,7 +139,9 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// ``RepeatedRequestShortcut`` found, with the same stub; `false` when the stubs changed
     /// since and it must go the usual way. `connection` is told first that a request is answered.
     func answerRepeat(connection: HTTP1ConnectionHandler, now: NIODeadline) -> Bool {
-        guard let last = repeatable, let answer = responder.answerAgain(last.match, for: last.request) else { return false }
+        guard let last = repeatable, let context,
+              let answer = fileChecks.sharing(on: context.eventLoop, { responder.answerAgain(last.match, for: last.request) })
+        else { return false }
         backoff.repeated()
         connection.beginRepeatedRequest()
         let arrival = ServerRequest.Arrival(start: Date(), headTime: now, endTime: now)

@@ -197,7 +197,7 @@ public final class StubServer: Sendable {
     private static func bind(
         host: String, port: Int, shared: ServerShared, initialize: @escaping @Sendable (any Channel) throws -> Void
     ) async throws -> any Channel {
-        let bootstrap = ServerBootstrap(group: ServerEventLoops.group)
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)

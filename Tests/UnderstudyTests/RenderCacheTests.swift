@@ -86,46 +86,28 @@ final class RenderCacheTests: XCTestCase {
         XCTAssertEqual(try prepared(stubs, "http://h/a.txt").body, Data("fifth!".utf8))
     }
 
-    #if canImport(Glibc)
-    /// On an event loop's thread, which marks the end of each turn, the queue of file changes
-    /// is looked at once a turn: an edit shows from the next turn (the next time the loop wakes
-    /// for requests sent after it), and a thread that marks no turns sees it at once.
-    func testOnALoopsThreadAnEditShowsFromTheTurnAfterIt() throws {
+    /// Within a turn of an event loop (``FileCheckTurn``), the queue of file changes is looked
+    /// at once: an edit shows from the next turn (the next time the loop wakes for requests
+    /// sent after it), and outside a turn at once.
+    func testWithinAnEventLoopsTurnAnEditShowsFromTheNextTurn() throws {
         let directory = try makeDirectory()
         let file = directory.appendingPathComponent("a.txt")
         try Data("first".utf8).write(to: file)
         let stubs = StubRegistry()
         stubs.stub(.path("/a.txt"), named: "a", response: .file(file))
+        let turn = FileCheckTurn()
+        func body() throws -> String { String(decoding: try prepared(stubs, "http://h/a.txt").body, as: UTF8.self) }
 
-        // A thread of its own, which ends with the test: the memo of its turns goes with it.
-        let run = TurnRun()
-        let done = DispatchSemaphore(value: 0)
-        let loop = Thread {
-            defer { done.signal() }
-            func body() -> String {
-                guard let request = StubRequest("http://h/a.txt"), case .resolved(.response(let prepared)) = stubs.resolveImmediately(request) else {
-                    return "not answered on the spot"
-                }
-                return String(decoding: prepared.body, as: UTF8.self)
-            }
-            FileChangeMonitor.loopTurnEnded()
-            run.bodies.append(body())
-            run.bodies.append((try? Data("second, longer".utf8).write(to: file)) == nil ? "write failed" : body())
-            FileChangeMonitor.loopTurnEnded()
-            run.bodies.append(body())
-            run.bodies.append((try? Data("third".utf8).write(to: file)) == nil ? "write failed" : "written")
-            FileChangeMonitor.loopTurnEnded()
-            run.bodies.append(body())
-        }
-        loop.start()
-        done.wait()
-        let bodies = run.bodies
-        XCTAssertEqual(bodies, ["first", "first", "second, longer", "written", "third"], "an edit shows from the turn after it")
-        XCTAssertEqual(try prepared(stubs, "http://h/a.txt").body, Data("third".utf8), "a thread marking no turns looks every time")
-        try Data("fourth".utf8).write(to: file)
-        XCTAssertEqual(try prepared(stubs, "http://h/a.txt").body, Data("fourth".utf8))
+        XCTAssertEqual(try turn.sharing(body), "first")
+        XCTAssertTrue(turn.hasLooked)
+        try Data("second, longer".utf8).write(to: file)
+        XCTAssertEqual(try turn.sharing(body), "first", "the turn's one look came before the edit")
+        turn.end()
+        XCTAssertFalse(turn.hasLooked)
+        XCTAssertEqual(try turn.sharing(body), "second, longer", "the next turn looks again")
+        try Data("third".utf8).write(to: file)
+        XCTAssertEqual(try body(), "third", "outside a turn, every answer looks")
     }
-    #endif
 
     func testRandomDelaysAndSequencesAreNotReused() throws {
         let stubs = StubRegistry()
@@ -141,10 +123,4 @@ final class RenderCacheTests: XCTestCase {
         XCTAssertEqual(fixed.delay, .milliseconds(5))
         XCTAssertEqual(try prepared(stubs, "http://h/fixed").renderID, fixed.renderID)
     }
-}
-
-/// What the loop thread of `testOnALoopsThreadAnEditShowsFromTheTurnAfterIt` saw: written by
-/// that thread only, and read once it has signalled that it is done.
-private final class TurnRun: @unchecked Sendable {
-    var bodies: [String] = []
 }

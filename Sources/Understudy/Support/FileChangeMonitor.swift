@@ -11,14 +11,14 @@ import Synchronization
 /// inotify instead queues an event during the very write, rename or delete that changes a
 /// file, before that call returns, so one `poll(2)` of the queue (no path walk) tells whether
 /// the stamp needs looking at again: answers stay as fresh as with a `stat` each time (on a
-/// server's event loop, as of the moment the loop woke for the request: see ``generation()``).
+/// server's event loop, as of the moment the loop woke for the request: see ``FileCheckTurn``).
 ///
 /// A file's own directory is watched for any change to its entries, and every directory above
 /// it for entries created, removed or renamed, so replacing the file or any directory on its
 /// path counts as a change. Any event counts, whichever entry it names: a change elsewhere in
 /// those directories only costs the callers one `stat(2)` each. Linux only; elsewhere, and when
 /// inotify is out of watches, callers fall back to the stamp.
-package final class FileChangeMonitor: Sendable {
+final class FileChangeMonitor: Sendable {
     /// The process's monitor, or `nil` when inotify cannot be used.
     static let shared = FileChangeMonitor()
 
@@ -90,45 +90,14 @@ package final class FileChangeMonitor: Sendable {
     /// finds events takes the lock, moves the generation on, then drains: anyone who finds the
     /// queue empty afterwards also finds the new generation.
     ///
-    /// On an event loop's thread that marks its turns (``loopTurnEnded()``), the queue is looked
-    /// at once a turn, by the first request that asks: the turn began when the loop woke for
-    /// the requests it reads, after anything their clients did before sending them, so they are
-    /// answered as fresh as with a `poll(2)` each. That `poll(2)` was 2.4% of the server's CPU on
-    /// a client asking for 1,000 different files; a loop reads 10 to 60 requests a turn.
+    /// Inside ``FileCheckTurn/sharing(_:)`` the queue is looked at once a turn, by the first
+    /// request that asks (see ``FileCheckTurn``).
     func generation() -> UInt64 {
-        guard let memo = Self.turnMemo() else { return polledGeneration() }
-        if memo.pointee.valid { return memo.pointee.generation }
+        guard let turn = FileCheckTurn.current else { return polledGeneration() }
+        if let generation = turn.generation { return generation }
         let generation = polledGeneration()
-        memo.pointee = (true, generation)
+        turn.generation = generation
         return generation
-    }
-
-    /// Tells the monitor that the calling thread, an event loop's, has finished a turn: the
-    /// next ``generation()`` on it looks at the queue again. Call it between a turn's work and
-    /// the wait for the next (SwiftNIO's `NIOEventLoopMetricsDelegate.processedTick(info:)`).
-    package static func loopTurnEnded() {
-        if let memo = turnMemo() {
-            memo.pointee.valid = false
-        } else {
-            let memo = UnsafeMutablePointer<TurnMemo>.allocate(capacity: 1)
-            memo.initialize(to: (false, 0))
-            pthread_setspecific(turnKey, memo)
-        }
-    }
-
-    /// The generation a loop's thread read this turn, if it did (`valid`).
-    private typealias TurnMemo = (valid: Bool, generation: UInt64)
-
-    /// Where a loop's thread keeps its ``TurnMemo``, freed when the thread ends.
-    private static let turnKey: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key) { $0?.assumingMemoryBound(to: TurnMemo.self).deallocate() }
-        return key
-    }()
-
-    /// The calling thread's memo; `nil` on a thread that never marked a turn.
-    private static func turnMemo() -> UnsafeMutablePointer<TurnMemo>? {
-        pthread_getspecific(turnKey)?.assumingMemoryBound(to: TurnMemo.self)
     }
 
     private func polledGeneration() -> UInt64 {

@@ -34,6 +34,8 @@ final class HTTP2Connection: ChannelInboundHandler {
     let wireResponses: WireResponseCache
     /// Where the streams' paced bodies wait.
     let pacing: PacingClock
+    /// The loop's turn's look at changed files, shared by the requests it reads in one turn.
+    private let fileChecks: FileCheckTurn
     let eventLoop: any EventLoop
     let allocator = ByteBufferAllocator()
     var repeatable: Repeatable?
@@ -70,6 +72,7 @@ final class HTTP2Connection: ChannelInboundHandler {
         let resources = shared.resources(for: eventLoop)
         self.wireResponses = resources.wireResponses
         self.pacing = resources.pacing
+        self.fileChecks = resources.fileChecks
         self.headerBlocks = resources.headerBlocks
     }
 
@@ -106,11 +109,13 @@ final class HTTP2Connection: ChannelInboundHandler {
         reading = true
         switch frame.payload {
         case .headers, .data:
-            if let stream = streams[frame.streamID] {
-                stream.read(frame.payload)
-            } else if case .headers = frame.payload {
-                // NIO lets through only HEADERS that open a stream here: a new one.
-                open(frame.streamID).read(frame.payload)
+            fileChecks.sharing(on: eventLoop) {
+                if let stream = streams[frame.streamID] {
+                    stream.read(frame.payload)
+                } else if case .headers = frame.payload {
+                    // NIO lets through only HEADERS that open a stream here: a new one.
+                    open(frame.streamID).read(frame.payload)
+                }
             }
         default:
             // Connection frames are NIO's; RST_STREAM arrives as a StreamClosedEvent.
