@@ -218,8 +218,12 @@ public final class StubRegistry: Sendable {
         fileprivate let renderCache: RenderCache
     }
 
-    /// ``resolveImmediately(_:)``, also saying how an identical request may be answered again.
-    package func resolveImmediately(_ request: StubRequest, repeatable: inout RepeatableMatch?) -> ImmediateResolution {
+    /// ``resolveImmediately(_:)``, also saying how an identical request may be answered again,
+    /// when `keepingRepeat` asks (a ``RepeatableMatch`` holds three of the stub's objects, which
+    /// a client that does not repeat itself would have retained and released for nothing).
+    package func resolveImmediately(
+        _ request: StubRequest, keepingRepeat: Bool = true, repeatable: inout RepeatableMatch?
+    ) -> ImmediateResolution {
         repeatable = nil
         guard let (match, entry, version) = matchEntry(request) else {
             return .resolved(.unmatched(nearMisses(for: request)))
@@ -227,7 +231,7 @@ public final class StubRegistry: Sendable {
         guard case .response(let response) = match.answer, response.rendersImmediately else {
             return .pending(match)
         }
-        if let version, let renderCache = match.renderCache, entry.stub.times == nil, request.body == nil, response.rendersTheSameEveryTime,
+        if keepingRepeat, let version, let renderCache = match.renderCache, entry.stub.times == nil, request.body == nil, response.rendersTheSameEveryTime,
            case .response = entry.stub.answer {
             repeatable = RepeatableMatch(version: version, entry: entry, response: response, renderCache: renderCache)
         }

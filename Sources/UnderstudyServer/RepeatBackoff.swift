@@ -23,7 +23,8 @@ struct RepeatBackoff {
         unrepeated = 0
     }
 
-    /// Whether to keep this request for a repeat.
+    /// Whether to keep this request for a repeat, asked of every request decided in full (before
+    /// deciding it, so that one not kept costs nothing to keep).
     mutating func keepsNext() -> Bool {
         guard unrepeated >= Self.patience else { return true }
         skipped += 1

@@ -105,9 +105,9 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             return connect(head, request: request, arrival: arrival, context: context)
         }
         var repeatableMatch: StubRegistry.RepeatableMatch?
-        switch responder.decide(request, repeatable: &repeatableMatch) {
+        switch responder.decide(request, keepingRepeat: backoff.keepsNext(), repeatable: &repeatableMatch) {
         case .answer(let answer):
-            if let repeatableMatch, backoff.keepsNext() {
+            if let repeatableMatch {
                 repeatable = Repeatable(head: head, request: request, match: repeatableMatch)
                 repeatableAnswerCount &+= 1
             }

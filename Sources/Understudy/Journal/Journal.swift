@@ -256,15 +256,19 @@ public final class Journal: Sendable {
     ///   - transport: the transport carrying it.
     ///   - startTime: when the request arrived.
     ///   - result: how it ended.
+    ///   - body: the body bytes sent, when `result` has none: made only if the journal keeps bodies.
     /// - Returns: the entry's id.
     @discardableResult
-    package func record(_ request: StubRequest, transport: Interaction.Transport, startTime: Date, result: InteractionResult) -> Int {
-        append(request, transport: transport, redirectedFrom: nil, startTime: startTime, result: result)
+    package func record(
+        _ request: StubRequest, transport: Interaction.Transport, startTime: Date, result: InteractionResult,
+        body: @autoclosure () -> Data? = nil
+    ) -> Int {
+        append(request, transport: transport, redirectedFrom: nil, startTime: startTime, result: result, body: body)
     }
 
     private func append(
         _ request: StubRequest, transport: Interaction.Transport, redirectedFrom: Int?, startTime: Date? = nil, result: InteractionResult?,
-        isHTTP2: Bool = false
+        body: () -> Data? = { nil }, isHTTP2: Bool = false
     ) -> Int {
         let now = Date()
         // Built before taking the lock, which every event loop's every request takes: only
@@ -275,13 +279,13 @@ public final class Journal: Sendable {
         pending!.isHTTP2 = isHTTP2
         if let result {
             // The body, if the journal keeps bodies, is added under the lock, which knows.
-            pending!.complete(with: result, keepingBody: false, at: now)
+            pending!.complete(with: result, body: nil, at: now)
         }
         let (id, ready, watchers) = state.withLock { state -> (Int, [CheckedContinuation<Void, any Error>], [CheckedContinuation<Int, Never>]) in
             var record = pending.take()!
             let id = state.nextID
             state.nextID += 1
-            if state.keepsBodies, let body = result?.responseBody {
+            if state.keepsBodies, let result, let body = result.responseBody ?? body() {
                 record.keepBody(body)
             }
             record.shareHeaders(with: &state.recentHeaders)
@@ -314,8 +318,9 @@ public final class Journal: Sendable {
         return id
     }
 
-    /// Completes entry `id` with how it ended.
-    package func complete(_ id: Int, with result: InteractionResult) {
+    /// Completes entry `id` with how it ended, and `body`, the body bytes sent when `result`
+    /// has none (made only if the journal keeps bodies).
+    package func complete(_ id: Int, with result: InteractionResult, body: @autoclosure () -> Data? = nil) {
         let now = Date()
         let watchers = state.withLock { state -> [CheckedContinuation<Int, Never>] in
             let index = id - state.firstID
@@ -325,7 +330,7 @@ public final class Journal: Sendable {
             // Updated in place: copying the entry out and back would retain and release every
             // field of it, for every request a server answers.
             let before = Int(state.entries[index].bytes)
-            state.entries[index].complete(with: result, keepingBody: keepsBodies, at: now)
+            state.entries[index].complete(with: result, body: keepsBodies ? result.responseBody ?? body() : nil, at: now)
             state.bytes += Int(state.entries[index].bytes) - before
             if let byteLimit = state.byteLimit, state.bytes > byteLimit {
                 Self.drop(Self.countToDrop(freeing: state.bytes - byteLimit, keeping: 1, in: state), from: &state)
@@ -349,20 +354,22 @@ public final class Journal: Sendable {
     private static func countToDrop(freeing excess: Int, keeping kept: Int, in state: State) -> Int {
         var freed = 0, count = 0
         let most = state.entries.count - kept
-        // Usually one or two entries: stops as soon as enough is freed.
-        for record in state.entries {
-            guard freed < excess, count < most else { break }
-            freed += Int(record.bytes)
+        // Usually one or two entries: stops as soon as enough is freed. Read in place by index:
+        // iterating copied each record out (retaining and releasing every field of it).
+        var index = state.entries.startIndex
+        while freed < excess, count < most {
+            freed += Int(state.entries[index].bytes)
             count += 1
+            index += 1
         }
         return count
     }
 
     private static func drop(_ count: Int, from state: inout State) {
         guard count > 0 else { return }
-        for record in state.entries.prefix(count) {
-            if record.outcome == .inFlight { state.inFlight -= 1 }
-            state.bytes -= Int(record.bytes)
+        for index in state.entries.indices.prefix(count) {
+            if state.entries[index].outcome == .inFlight { state.inFlight -= 1 }
+            state.bytes -= Int(state.entries[index].bytes)
         }
         state.entries.removeFirst(count)
         state.dropped += count

@@ -138,8 +138,8 @@ struct JournalRecord: Sendable {
     }
 
 
-    /// Records how it ended.
-    mutating func complete(with result: InteractionResult, keepingBody: Bool, at now: Date) {
+    /// Records how it ended, keeping `body` (the body bytes sent) if given.
+    mutating func complete(with result: InteractionResult, body: Data?, at now: Date) {
         if outcome != .inFlight {
             // Completed again: what the first result added is replaced.
             let earlier = ownResponseHeaderBytes + (extras?.responseBody?.count ?? 0)
@@ -156,7 +156,7 @@ struct JournalRecord: Sendable {
         sendMicroseconds = Self.microseconds(result.timing.send)
         waitMicroseconds = Self.microseconds(result.timing.wait)
         renderID = result.renderID ?? 0
-        let body = keepingBody ? result.responseBody.map { Data($0) } : nil
+        let body = body.map { Data($0) }
         let hadExtras = extras != nil
         extras = Extras.make(redirectedFrom: extras?.redirectedFrom, nearMisses: result.nearMisses, responseBody: body, network: result.network)
         var added = ownResponseHeaderBytes + (body?.count ?? 0)

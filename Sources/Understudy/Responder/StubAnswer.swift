@@ -57,6 +57,8 @@ package struct StubAnswer: Sendable {
 
     /// The journal's record of this answer, delivered as far as `delivery` says: the one place
     /// an outcome is derived from what the stub decided and what the transport managed.
+    ///
+    /// Without the body sent, which only a journal keeping bodies asks for (``sentBody(_:)``).
     package func result(_ delivery: DeliveryReport) -> InteractionResult {
         let outcome: Interaction.Outcome
         switch (delivery.ending, kind) {
@@ -79,12 +81,18 @@ package struct StubAnswer: Sendable {
             outcome: outcome,
             nearMisses: nearMisses,
             transport: transport,
-            responseBody: delivery.bodyBytesSent > 0 ? response.body.prefix(delivery.bodyBytesSent) : nil,
             timing: delivery.timing,
             renderID: response.renderID,
             httpVersion: delivery.httpVersion,
             network: response.network
         )
+    }
+}
+
+extension StubAnswer {
+    /// The body bytes `delivery` sent, if any.
+    package func sentBody(_ delivery: DeliveryReport) -> Data? {
+        delivery.bodyBytesSent > 0 ? response.body.prefix(delivery.bodyBytesSent) : nil
     }
 }
 

@@ -30,7 +30,7 @@ package struct StubResponder: Sendable {
         fileprivate let request: StubRequest
     }
 
-    /// What ``decide(_:repeatable:)`` settled without suspending.
+    /// What ``decide(_:keepingRepeat:repeatable:)`` settled without suspending.
     package enum Decision: Sendable {
         /// The answer, ready to deliver.
         case answer(StubAnswer)
@@ -103,10 +103,14 @@ package struct StubResponder: Sendable {
 
     /// Matches `request` and renders a canned answer on the spot, so a transport can answer it
     /// without a hop to a task; closures, images and forwards come back `.pending`.
-    /// - Parameter repeatable: set when an identical next request may be answered with
-    ///   ``answerAgain(_:for:)``.
-    package func decide(_ request: StubRequest, repeatable: inout StubRegistry.RepeatableMatch?) -> Decision {
-        switch registry.resolveImmediately(request, repeatable: &repeatable) {
+    /// - Parameters:
+    ///   - keepingRepeat: whether to say how an identical next request may be answered.
+    ///   - repeatable: set, when `keepingRepeat`, if an identical next request may be answered
+    ///     with ``answerAgain(_:for:)``.
+    package func decide(
+        _ request: StubRequest, keepingRepeat: Bool = true, repeatable: inout StubRegistry.RepeatableMatch?
+    ) -> Decision {
+        switch registry.resolveImmediately(request, keepingRepeat: keepingRepeat, repeatable: &repeatable) {
         case .resolved(.unmatched) where unmatched != .notFound:
             return .pending(Pending(match: nil, request: request))
         case .resolved(let resolution):
@@ -206,10 +210,10 @@ package struct StubResponder: Sendable {
         let result = answer.result(report)
         let recorded: Int
         if let id {
-            journal.complete(id, with: result)
+            journal.complete(id, with: result, body: answer.sentBody(report))
             recorded = id
         } else {
-            recorded = journal.record(request, transport: transport, startTime: startTime, result: result)
+            recorded = journal.record(request, transport: transport, startTime: startTime, result: result, body: answer.sentBody(report))
         }
         if let observer, let entry = journal.interaction(id: recorded) {
             observer(entry)

@@ -202,9 +202,9 @@ final class HTTP2Stream {
         connection.repeatable = nil
         let request = StubRequest(head: head, body: body, scheme: connection.scheme, listener: connection.listener)
         var repeatableMatch: StubRegistry.RepeatableMatch?
-        switch responder.decide(request, repeatable: &repeatableMatch) {
+        switch responder.decide(request, keepingRepeat: connection.repeatBackoff.keepsNext(), repeatable: &repeatableMatch) {
         case .answer(let answer):
-            if let repeatableMatch, connection.repeatBackoff.keepsNext() {
+            if let repeatableMatch {
                 connection.repeatable = HTTP2Connection.Repeatable(head: head, block: block, request: request, match: repeatableMatch)
             }
             deliver(answer, request: request, method: method, arrival: arrival)
