@@ -13,7 +13,9 @@ internal import NIOHTTP1
 /// In front of them all, ``RepeatedRequestShortcut`` hands a read that repeats the last request
 /// answered by a fixed canned stub, byte for byte, straight to ``StubRequestHandler``.
 ///
-/// Responses are framed by ``WireResponse`` and written as bytes straight to the socket.
+/// Responses are framed by ``WireResponse`` and written as bytes straight to the socket, and
+/// flushed at the end of the event loop's turn (``TurnFlushes``), or at once after a read that
+/// may have reached the end of the client's input (``InputEndFlush``, in front of any TLS).
 enum ServerPipeline {
     /// Sets up `channel` for HTTP/1.1 on `shared`'s registry.
     /// - Parameters:
@@ -27,6 +29,8 @@ enum ServerPipeline {
         let silentInput = SilentInputGuard(limit: 2 * limits.maxHeaderListSize)
         let sync = channel.pipeline.syncOperations
         let handlers = http1Handlers(shared: shared, eventLoop: channel.eventLoop, origin: origin ?? shared.plainOrigin, silentInput: silentInput)
+        // First of all, before any TLS: it sees the reads as they came from the socket.
+        try sync.addHandler(InputEndFlush(flushes: shared.resources(for: channel.eventLoop).flushes), position: .first)
         try sync.addHandler(RepeatedRequestShortcut(connection: handlers.connection, answerer: handlers.answerer))
         try sync.addHandler(silentInput)
         try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: limits)))

@@ -57,6 +57,8 @@ final class ServerShared: Sendable {
         let headerBlocks: HTTP2HeaderBlockCache
         /// Its turn's look at changed files, shared by the requests it reads in one turn.
         let fileChecks: FileCheckTurn
+        /// Its turn's flushes, made together at the turn's end.
+        let flushes: TurnFlushes
     }
 
     /// The resources of `eventLoop`, for the connections it serves: looked up once per
@@ -66,7 +68,7 @@ final class ServerShared: Sendable {
             if let resources = all[ObjectIdentifier(eventLoop)] { return resources }
             let resources = LoopResources(
                 wireResponses: WireResponseCache(shared: sharedWireResponses), pacing: PacingClock(eventLoop: eventLoop),
-                headerBlocks: HTTP2HeaderBlockCache(), fileChecks: FileCheckTurn()
+                headerBlocks: HTTP2HeaderBlockCache(), fileChecks: FileCheckTurn(), flushes: TurnFlushes()
             )
             all[ObjectIdentifier(eventLoop)] = resources
             return resources

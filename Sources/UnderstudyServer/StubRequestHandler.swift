@@ -33,6 +33,8 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let pacing: PacingClock
     /// The loop's turn's look at changed files, shared by the requests it reads in one turn.
     private let fileChecks: FileCheckTurn
+    /// Where a kept connection's responses wait to be flushed at the end of the loop's turn.
+    private let flushes: TurnFlushes
     private var repeatable: Repeatable?
     /// When ``repeatable`` is kept: a client that never repeats would pay for keeping and
     /// comparing one every time (1,400 of a request's 47,600 instructions).
@@ -56,6 +58,7 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         self.wireResponses = resources.wireResponses
         self.pacing = resources.pacing
         self.fileChecks = resources.fileChecks
+        self.flushes = resources.flushes
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -63,7 +66,7 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         // Files go with sendfile(2) only where nothing between here and the socket transforms
         // the bytes: not under TLS (the TLS listener, an intercepted CONNECT).
         let underTLS = (try? context.pipeline.syncOperations.handler(type: NIOSSLHandler.self)) != nil
-        writer = HTTP1ResponseWriter(context: context, sendsFiles: origin.scheme == "http" && !underTLS)
+        writer = HTTP1ResponseWriter(context: context, sendsFiles: origin.scheme == "http" && !underTLS, flushes: flushes)
         adminWriter = HTTP1ResponseWriter(context: context, sendsFiles: false)
     }
 

@@ -22,8 +22,10 @@ final class RequestGuardHandlerTests: XCTestCase {
         return .head(head)
     }
 
-    /// Every response part written so far, decoded as a client would.
+    /// Every response part written so far, decoded as a client would: after the loop's turn
+    /// ends, when a kept connection's responses are flushed.
     private func responses(_ channel: EmbeddedChannel, _ reader: ResponseBytesReader) async throws -> [HTTPClientResponsePart] {
+        channel.embeddedEventLoop.run()
         var parts: [HTTPClientResponsePart] = []
         while let part = try await reader.next(from: { try channel.readOutbound(as: ByteBuffer.self) }) {
             parts.append(part)

@@ -48,6 +48,7 @@ enum ConnectProxy {
     /// Takes the HTTP/1.1 handlers off `channel`, leaving the socket to what comes next.
     static func removeHTTPHandlers(from channel: any Channel) throws {
         let sync = channel.pipeline.syncOperations
+        _ = try sync.removeHandler(context: sync.context(handlerType: InputEndFlush.self))
         _ = try sync.removeHandler(context: sync.context(handlerType: RepeatedRequestShortcut.self))
         _ = try sync.removeHandler(context: sync.context(handlerType: SilentInputGuard.self))
         _ = try sync.removeHandler(context: sync.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self))

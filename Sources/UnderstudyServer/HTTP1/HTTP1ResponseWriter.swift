@@ -26,12 +26,18 @@ final class HTTP1ResponseWriter: ResponseWriter {
     /// handler takes bytes to encrypt, and fails on a file region (sending a large file body
     /// over HTTPS stopped the server).
     private let sendsFiles: Bool
+    /// Where the last flush of a response on a kept connection waits for the end of the
+    /// loop's turn (``TurnFlushes``).
+    private let flushes: TurnFlushes?
 
     /// - Parameters:
     ///   - context: the handler's context, where responses are written.
     ///   - sendsFiles: whether the bytes go straight to a socket (not through TLS).
-    init(context: ChannelHandlerContext, sendsFiles: Bool) {
+    ///   - flushes: where a keep-alive response's last flush waits for the end of the loop's
+    ///     turn, or `nil` to flush at once.
+    init(context: ChannelHandlerContext, sendsFiles: Bool, flushes: TurnFlushes? = nil) {
         self.context = context
+        self.flushes = flushes
         self.output = (try? context.pipeline.syncOperations.context(handlerType: RepeatedRequestShortcut.self)) ?? context
         self.sendsFiles = sendsFiles
     }
@@ -116,7 +122,7 @@ final class HTTP1ResponseWriter: ResponseWriter {
         } else if close || closing || !keepAlive {
             flushThen { channel.close(promise: nil) }
         } else {
-            output.flush()
+            if let flushes { flushes.flushAtTurnEnd(output) } else { output.flush() }
             context.triggerUserOutboundEvent(ResponseEnded(), promise: nil)
         }
     }
