@@ -60,9 +60,11 @@ final class HTTP2Connection: ChannelInboundHandler {
     /// The rendering of the last HEADERS block sent from a rendering.
     private var lastRenderID: UInt64?
     private let connectionWindow = HTTP2InboundWindow()
-    /// Inside a read, flushes wait for its end: the streams a read answers leave together.
+    /// Inside a read, flushes wait for its end, and then for the end of the loop's turn
+    /// (``TurnFlushes``): the streams a turn answers, on every connection, leave together.
     private var reading = false
     private var flushPending = false
+    private let flushes: TurnFlushes
 
     init(shared: ServerShared, scheme: String, listener: @escaping @Sendable () -> String, eventLoop: any EventLoop) {
         self.shared = shared
@@ -74,6 +76,7 @@ final class HTTP2Connection: ChannelInboundHandler {
         self.pacing = resources.pacing
         self.fileChecks = resources.fileChecks
         self.headerBlocks = resources.headerBlocks
+        self.flushes = resources.flushes
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -127,7 +130,7 @@ final class HTTP2Connection: ChannelInboundHandler {
         reading = false
         if flushPending {
             flushPending = false
-            context.flush()
+            flushes.flushAtTurnEnd(context)
         }
         context.fireChannelReadComplete()
     }

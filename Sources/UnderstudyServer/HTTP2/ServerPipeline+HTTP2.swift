@@ -41,9 +41,9 @@ extension ServerPipeline {
     /// negotiated `h2` by ALPN. Call it on the channel's event loop.
     ///
     /// ```
-    /// bytes ─▶ NIOHTTP2Handler ─▶ HTTP2Connection ─▶ HTTP2MalformedRequestJournal
-    ///          (frames, HPACK,     ├─ HTTP2Stream     (one object per stream, no channel:
-    ///           flow control)      └─ HTTP2Stream      frames out through its HTTP2FramePort)
+    /// bytes ─▶ InputEndFlush ─▶ [TLS] ─▶ NIOHTTP2Handler ─▶ HTTP2Connection ─▶ HTTP2MalformedRequestJournal
+    ///                                    (frames, HPACK,     ├─ HTTP2Stream     (one object per stream, no channel:
+    ///                                     flow control)      └─ HTTP2Stream      frames out through its HTTP2FramePort)
     /// ```
     ///
     /// Each stream runs the same responder and delivery plans as an HTTP/1.1 request, through
@@ -73,6 +73,8 @@ extension ServerPipeline {
             HTTP2MalformedRequestJournal(responder: shared.responder, scheme: scheme, listener: listener),
         ]
         try channel.pipeline.syncOperations.addHandlers(handlers)
+        // First of all, before any TLS: it sees the reads as they came from the socket.
+        try channel.pipeline.syncOperations.addHandler(InputEndFlush(flushes: shared.resources(for: channel.eventLoop).flushes), position: .first)
         shared.track(channel)
     }
 }
