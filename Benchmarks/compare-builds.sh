@@ -10,7 +10,7 @@
 # is dominated by atomic reference counting and the kernel's loopback write. This script measures time instead, as fairly as a noisy VM allows:
 #   - both servers serve the same stubs (real-traffic.sh: 1,000 feed URLs, and /4k.png for the
 #     traced shape) and run at once, each on its own port;
-#   - both are pinned to CPU 0 and wrk (-t2 -c64) to CPU 1, so each server has one core to
+#   - both are pinned to CPU 0 and wrk (-t2 -c64; COMPARE_CONNECTIONS=16 for -c16) to CPU 1, so each server has one core to
 #     itself while measured and the client never takes it (on one core, nothing is pinned);
 #     `h2feed` asks for the feed's URLs over h2c instead, with h2load (-t1 -c64 -m10, its URI
 #     list as input), which exercises the HTTP/2 request path;
@@ -33,6 +33,8 @@ base_bin="$1" new_bin="$2" shape="${3:-feed}" pairs="${4:-10}"
 for b in "$base_bin" "$new_bin"; do [ -x "$b" ] || die "no executable understudy at '$b'"; done
 case "$shape" in feed|traced|h2feed) ;; *) die "shape '$shape': expected feed, traced or h2feed" ;; esac
 [[ "$pairs" =~ ^[1-9][0-9]*$ ]] || die "PAIRS '$pairs': expected a positive whole number"
+conns="${COMPARE_CONNECTIONS:-64}"
+[[ "$conns" =~ ^[1-9][0-9]*$ ]] || die "COMPARE_CONNECTIONS '$conns': expected a positive whole number of connections"
 
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
@@ -61,7 +63,7 @@ run() {
     before="$(ticks "$1")"
     if [ "$shape" = h2feed ]; then
         for ((n = 0; n < feed_size; n++)); do printf 'http://127.0.0.1:%s/feed/%04d.png\n' "$2" "$n"; done >"$work/uris-$2"
-        out="$("${client_cpu[@]}" h2load -t1 -c64 -m10 -D"$3" -i "$work/uris-$2" 2>&1)" || { echo "$out" >&2; die "h2load failed"; }
+        out="$("${client_cpu[@]}" h2load -t1 -c"$conns" -m10 -D"$3" -i "$work/uris-$2" 2>&1)" || { echo "$out" >&2; die "h2load failed"; }
         after="$(ticks "$1")"
         awk -v t="$((after - before))" -v hz="$hz" '
             /^finished in/ { rps = $4 } /^requests:/ { n = $8; if ($10 + $12 > 0) bad = 1 }
@@ -69,7 +71,7 @@ run() {
             || { echo "$out" >&2; die "h2load saw failed or errored requests, or printed nothing to read"; }
         return
     fi
-    out="$("${client_cpu[@]}" wrk -t2 -c64 -d"$3s" -s "$work/$shape.lua" "http://127.0.0.1:$2/" 2>&1)" \
+    out="$("${client_cpu[@]}" wrk -t2 -c"$conns" -d"$3s" -s "$work/$shape.lua" "http://127.0.0.1:$2/" 2>&1)" \
         || { echo "$out" >&2; die "wrk failed"; }
     after="$(ticks "$1")"
     awk -v t="$((after - before))" -v hz="$hz" '
@@ -104,7 +106,7 @@ start_both() {
     run "$new_pid" "$new_port" 2 >/dev/null
 }
 
-client="wrk -t2 -c64 -d3s"; [ "$shape" != h2feed ] || client="h2load -t1 -c64 -m10 -D3"
+client="wrk -t2 -c$conns -d3s"; [ "$shape" != h2feed ] || client="h2load -t1 -c$conns -m10 -D3"
 echo "compare-builds: $shape, $client, $pairs pairs, both servers started afresh every 2 pairs;" \
     "servers on CPU ${server_cpu:-any}, the client on CPU ${client_cpu[2]:-any}"
 echo "  base: $base_bin"
