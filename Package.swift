@@ -1,9 +1,16 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+// The six C codecs are linked on Linux only, with the `SystemCodecs` trait (on by default).
+// Apple platforms decode and encode with ImageIO and link none of them; a Mac that serves WebP
+// or AVIF (`understudy serve` on the host) can add libwebp and libavif from Homebrew with the
+// `HomebrewCodecs` trait. Nothing but UnderstudyImages knows these targets exist.
+let linuxCodecs: TargetDependencyCondition? = .when(platforms: [.linux], traits: ["SystemCodecs"])
+let macCodecs: TargetDependencyCondition? = .when(platforms: [.macOS], traits: ["HomebrewCodecs"])
+
 // libavif's pkg-config file adds -DAVIF_DLL (needed only for Windows DLLs), a flag SwiftPM
 // refuses with a warning on every build. On Linux its headers and library are in the default
-// paths, so the module map's `link "avif"` is enough; elsewhere (Homebrew) pkg-config finds them.
+// paths, so the module map's `link "avif"` is enough; on a Mac (Homebrew) pkg-config finds them.
 #if os(Linux)
 let avifPkgConfig: String? = nil
 #else
@@ -21,7 +28,19 @@ let package = Package(
         .library(name: "UnderstudyTesting", targets: ["UnderstudyTesting"]),
         .library(name: "UnderstudyServer", targets: ["UnderstudyServer"]),
         .library(name: "UnderstudyHAR", targets: ["UnderstudyHAR"]),
+        .library(name: "UnderstudyClient", targets: ["UnderstudyClient"]),
         .executable(name: "understudy", targets: ["understudy"]),
+    ],
+    traits: [
+        .default(enabledTraits: ["SystemCodecs"]),
+        .trait(
+            name: "SystemCodecs",
+            description: "On Linux, link libwebp, libpng, libjpeg-turbo, libavif, libheif and giflib (apt) for every format. Without it Linux builds link no C library."
+        ),
+        .trait(
+            name: "HomebrewCodecs",
+            description: "On macOS, add libwebp and libavif from Homebrew (brew install webp libavif) to ImageIO, to encode WebP and AVIF."
+        ),
     ],
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
@@ -72,38 +91,52 @@ let package = Package(
         ),
 
         // MARK: Library modules
+        // The lock, the bounded cache and the copy-on-write box every module shares: no product.
+        .target(name: "UnderstudySupport"),
         .target(
             name: "UnderstudyImages",
             dependencies: [
-                "CUnderstudyWebP",
-                "CUnderstudyPNG",
-                "CUnderstudyJPEG",
-                "CUnderstudyAVIF",
-                "CUnderstudyHEIF",
-                "CUnderstudyGIF",
+                "UnderstudySupport",
+                .target(name: "CUnderstudyWebP", condition: linuxCodecs),
+                .target(name: "CUnderstudyWebP", condition: macCodecs),
+                .target(name: "CUnderstudyPNG", condition: linuxCodecs),
+                .target(name: "CUnderstudyJPEG", condition: linuxCodecs),
+                .target(name: "CUnderstudyAVIF", condition: linuxCodecs),
+                .target(name: "CUnderstudyAVIF", condition: macCodecs),
+                .target(name: "CUnderstudyHEIF", condition: linuxCodecs),
+                .target(name: "CUnderstudyGIF", condition: linuxCodecs),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: [
+                // Which codecs this build has: one backend file each (Sources/UnderstudyImages/Codecs).
+                .define("UNDERSTUDY_SYSTEM_CODECS", .when(platforms: [.linux], traits: ["SystemCodecs"])),
+                .define("UNDERSTUDY_HOMEBREW_CODECS", .when(platforms: [.macOS], traits: ["HomebrewCodecs"])),
             ]
         ),
         .target(
             name: "Understudy",
             dependencies: [
+                "UnderstudySupport",
                 "UnderstudyImages",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        .target(name: "UnderstudyURLProtocol", dependencies: ["Understudy", "UnderstudyImages"]),
+        .target(name: "UnderstudyURLProtocol", dependencies: ["Understudy", "UnderstudySupport"]),
         .target(name: "UnderstudyXCTest", dependencies: ["Understudy", "UnderstudyURLProtocol"]),
-        .target(name: "UnderstudyHAR", dependencies: ["Understudy", "UnderstudyImages"]),
+        .target(name: "UnderstudyHAR", dependencies: ["Understudy", "UnderstudySupport", "UnderstudyImages"]),
+        // Drives a running server over its admin API: Foundation only, so it builds everywhere.
+        .target(name: "UnderstudyClient", dependencies: ["Understudy"]),
         .target(
             name: "UnderstudyTesting",
-            dependencies: ["Understudy", "UnderstudyImages", "UnderstudyURLProtocol", "UnderstudyServer", "UnderstudyHAR"]
+            dependencies: ["Understudy", "UnderstudySupport", "UnderstudyImages", "UnderstudyURLProtocol", "UnderstudyServer", "UnderstudyHAR"]
         ),
         .target(
             name: "UnderstudyServer",
             dependencies: [
                 "Understudy",
+                "UnderstudySupport",
                 "UnderstudyImages",
                 "UnderstudyHAR",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -124,6 +157,7 @@ let package = Package(
             name: "understudy",
             dependencies: [
                 "Understudy",
+                "UnderstudySupport",
                 "UnderstudyImages",
                 "UnderstudyServer",
                 "UnderstudyHAR",
@@ -135,7 +169,7 @@ let package = Package(
         // MARK: Tests
         // What more than one test target uses (a local upstream server).
         .target(name: "UnderstudyTestSupport", path: "Tests/Support"),
-        .testTarget(name: "UnderstudyImagesTests", dependencies: ["UnderstudyImages"]),
+        .testTarget(name: "UnderstudyImagesTests", dependencies: ["UnderstudyImages", "UnderstudySupport"]),
         .testTarget(name: "UnderstudyTests", dependencies: ["Understudy", "UnderstudyImages"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "UnderstudyURLProtocolTests",
@@ -149,6 +183,7 @@ let package = Package(
             name: "UnderstudyServerTests",
             dependencies: [
                 "Understudy",
+                "UnderstudySupport",
                 "UnderstudyImages",
                 "UnderstudyTestSupport",
                 "UnderstudyServer",
@@ -175,7 +210,7 @@ let package = Package(
         ),
         .testTarget(
             name: "UnderstudyTestingTests",
-            dependencies: ["Understudy", "UnderstudyImages", "UnderstudyTesting", "UnderstudyURLProtocol", "UnderstudyServer", "UnderstudyHAR"],
+            dependencies: ["Understudy", "UnderstudySupport", "UnderstudyImages", "UnderstudyTesting", "UnderstudyURLProtocol", "UnderstudyServer", "UnderstudyHAR"],
             exclude: ["Fixtures"]
         ),
         .testTarget(

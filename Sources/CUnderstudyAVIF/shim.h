@@ -15,8 +15,11 @@
 /// on success `*out` is a decoder the caller frees with avifDecoderDestroy.
 /// The caller checks the header's size (`ispe`) against its limit; usd_avif_limit then makes the
 /// AV1 decoder refuse larger frames whatever the container claims.
-static inline int usd_avif_open(const uint8_t *data, size_t size, avifDecoder **out) {
+/// Parses the container; on failure `*out` is NULL and libavif's own diagnostic (why, in words)
+/// is copied into `diagnostic` (`diagnostic_size` bytes, NUL-terminated).
+static inline int usd_avif_open(const uint8_t *data, size_t size, avifDecoder **out, char *diagnostic, size_t diagnostic_size) {
     *out = NULL;
+    if (diagnostic_size > 0) diagnostic[0] = 0;
     avifDecoder *decoder = avifDecoderCreate();
     if (decoder == NULL) return (int)AVIF_RESULT_OUT_OF_MEMORY;
     decoder->maxThreads = 1;
@@ -25,6 +28,10 @@ static inline int usd_avif_open(const uint8_t *data, size_t size, avifDecoder **
     avifResult result = avifDecoderSetIOMemory(decoder, data, size);
     if (result == AVIF_RESULT_OK) result = avifDecoderParse(decoder);
     if (result != AVIF_RESULT_OK) {
+        if (diagnostic_size > 0) {
+            strncpy(diagnostic, decoder->diag.error, diagnostic_size - 1);
+            diagnostic[diagnostic_size - 1] = 0;
+        }
         avifDecoderDestroy(decoder);
         return (int)result;
     }

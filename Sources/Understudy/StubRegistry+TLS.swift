@@ -1,4 +1,5 @@
-@_spi(PackageSupport) import UnderstudyImages
+import UnderstudyImages
+import UnderstudySupport
 
 extension StubRegistry {
     /// Serves `host` a bad certificate (or a failed handshake) on purpose over HTTPS, so a test

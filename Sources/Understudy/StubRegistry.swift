@@ -1,5 +1,6 @@
 import Foundation
-@_spi(PackageSupport) import UnderstudyImages
+import UnderstudyImages
+import UnderstudySupport
 
 /// The stubs a test or server answers with, and the journal of what was asked.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import Understudy
-@_spi(PackageSupport) import UnderstudyImages
+import UnderstudyImages
+import UnderstudySupport
 
 /// Records a reverse-proxy session to a HAR file: `understudy record` in a library.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import UnderstudySupport
 
 /// The transcoder's cache of encoded bytes: a ``BoundedCache`` whose entries cost their size,
 /// bounded in bytes only.

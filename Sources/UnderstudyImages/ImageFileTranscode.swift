@@ -69,11 +69,11 @@ package struct ImageFileTranscode: Sendable {
     /// The default WebP quality when `--quality` is not given.
     package static let defaultQuality = 80
     /// The default JPEG quality when `--quality` is not given.
-    package static let defaultJPEGQuality = JPEGCodec.defaultQuality
+    package static let defaultJPEGQuality = 85
     /// The default AVIF and HEIC quality when `--quality` is not given.
-    package static let defaultAVIFQuality = AVIFCodec.defaultQuality
+    package static let defaultAVIFQuality = 60
     /// The default AVIF encoder speed when `--speed` is not given.
-    package static let defaultAVIFSpeed = AVIFCodec.defaultSpeed
+    package static let defaultAVIFSpeed = 8
 
     /// Checks the options and picks the target.
     /// - Parameters:

@@ -36,7 +36,7 @@ public enum ImageSource: Sendable, Hashable {
             return try ImageGenerator.generate(width: width, height: height, pattern: pattern, pixelLimit: pixelLimit).pngData()
         case .animated(let width, let height, let pattern, let frames, let frameDuration):
             let images = try ImageGenerator.frames(width: width, height: height, pattern: pattern, count: frames, pixelLimit: pixelLimit)
-            return try WebPCodec.encodeAnimation(images, frameDuration: frameDuration, lossless: true, quality: 75)
+            return try ImageCodecs.encodeAnimation(images, frameDuration: frameDuration, as: .webpLossless)
         }
     }
 

@@ -1,5 +1,6 @@
 internal import Crypto
 import Foundation
+import UnderstudySupport
 
 /// Transcodes images between PNG, WebP and JPEG (resizing and damaging them on request), with
 /// a cache bounded in bytes.
@@ -297,10 +298,8 @@ public final class ImageTranscoder: Sendable {
         state.withLock { $0.statistics.decodes += 1 }
         let image: RGBAImage
         if let resize {
-            // Decoded in libwebp's own layout, so its rescaler works on the pixels in place.
-            var native = try NativeARGBImage(decoding: data, pixelLimit: pixelLimit)
             state.withLock { $0.statistics.resizes += 1 }
-            image = try native.resized(resize, pixelLimit: pixelLimit)
+            image = try ImageCodecs.decode(data, resizedTo: resize, pixelLimit: pixelLimit)
         } else {
             image = try RGBAImage(decoding: data, pixelLimit: pixelLimit)
         }
@@ -338,16 +337,7 @@ public final class ImageTranscoder: Sendable {
         state.withLock { $0.statistics.encodes += 1 }
         let encoded: Data
         if let frameDuration = animation {
-            switch target {
-            case .webp(let quality):
-                encoded = try WebPCodec.encodeAnimation(frames, frameDuration: frameDuration, lossless: false, quality: quality)
-            case .webpLossless:
-                encoded = try WebPCodec.encodeAnimation(frames, frameDuration: frameDuration, lossless: true, quality: 75)
-            case .avif(let quality, let speed):
-                encoded = try AVIFCodec.encodeAnimation(frames, frameDuration: frameDuration, quality: quality, speed: speed)
-            default:
-                encoded = try GIFCodec.encodeAnimation(frames, frameDuration: frameDuration)
-            }
+            encoded = try ImageCodecs.encodeAnimation(frames, frameDuration: frameDuration, as: target)
         } else {
             encoded = try frames[0].encoded(as: target)
         }

@@ -2,7 +2,12 @@ import Foundation
 
 extension RGBAImage {
     /// Decodes PNG, WebP, JPEG, GIF, AVIF or HEIC bytes; the format is recognised from the
-    /// signature.
+    /// signature. Every size the file declares is held to `pixelLimit` before any decoder runs.
+    ///
+    /// What follows describes Linux's C codecs (the `SystemCodecs` trait). On Apple platforms
+    /// ImageIO decodes what the OS reads; on Linux without the C codecs, PNG only. A format this
+    /// build cannot decode throws ``ImageError`` with code `.unsupportedFormat` (see
+    /// ``ImageKind/canDecode``).
     ///
     /// PNG: every colour type and bit depth, palettes with transparency, Adam7 interlacing;
     /// 16-bit samples are rounded to 8 bits, and gamma chunks are ignored (samples are taken as
@@ -24,46 +29,28 @@ extension RGBAImage {
     /// - Throws: ``ImageError``: `.notAnImage`, `.truncated`, `.corrupt`, `.tooLarge`,
     ///   `.invalidDimensions`.
     public init(decoding data: Data, pixelLimit: Int = RGBAImage.defaultPixelLimit) throws {
-        switch ImageKind.detect(data) {
-        case .png:
-            self = try PNGCodec.decode(data, pixelLimit: pixelLimit)
-        case .webp:
-            self = try WebPCodec.decode(data, pixelLimit: pixelLimit)
-        case .jpeg:
-            self = try JPEGCodec.decode(data, pixelLimit: pixelLimit)
-        case .gif:
-            self = try GIFCodec.decode(data, pixelLimit: pixelLimit)
-        case .avif:
-            self = try AVIFCodec.decode(data, pixelLimit: pixelLimit)
-        case .heic:
-            self = try HEIFCodec.decode(data, pixelLimit: pixelLimit)
-        case nil:
-            if let kind = ImageKind.truncatedSignature(data) {
-                throw ImageError.truncated(kind.name, byteCount: data.count)
-            }
-            throw ImageError.notAnImage(data)
-        }
+        self = try ImageCodecs.decode(data, pixelLimit: pixelLimit)
     }
 
     /// Encodes the image as PNG, quickly: zlib level 1 and the Sub filter (a mock server encodes
     /// on the request path), colour type RGB when every pixel is opaque, else RGBA.
     /// - Throws: ``ImageError`` with code `.encodingFailed`.
     public func pngData() throws -> Data {
-        try PNGCodec.encode(self)
+        try ImageCodecs.encode(self, as: .png)
     }
 
     /// Encodes the image as lossy WebP (alpha, if any, is kept losslessly).
     /// - Parameter quality: 0 (smallest) to 100 (best); values outside are clamped.
     /// - Throws: ``ImageError``: `.invalidDimensions` beyond 16383 pixels a side, `.encodingFailed`.
     public func webPData(quality: Int) throws -> Data {
-        try WebPCodec.encode(self, lossless: false, quality: quality)
+        try ImageCodecs.encode(self, as: .webp(quality: quality))
     }
 
     /// Encodes the image as lossless WebP, keeping every pixel exactly, including the RGB of
     /// fully transparent ones.
     /// - Throws: ``ImageError``: `.invalidDimensions` beyond 16383 pixels a side, `.encodingFailed`.
     public func webPLosslessData() throws -> Data {
-        try WebPCodec.encode(self, lossless: true, quality: 75)
+        try ImageCodecs.encode(self, as: .webpLossless)
     }
 
     /// Encodes the image as JPEG with libjpeg-turbo: 4:2:0 chroma, the accurate integer DCT,
@@ -75,7 +62,7 @@ extension RGBAImage {
     ///   - progressive: a progressive JPEG, which browsers draw in passes, coarse first.
     /// - Throws: ``ImageError``: `.invalidDimensions` beyond 65500 pixels a side, `.encodingFailed`.
     public func jpegData(quality: Int = 85, progressive: Bool = false) throws -> Data {
-        try JPEGCodec.encode(self, quality: quality, progressive: progressive)
+        try ImageCodecs.encode(self, as: progressive ? .jpegProgressive(quality: quality) : .jpeg(quality: quality))
     }
 
     /// Decodes every frame of an animated GIF or an AVIF sequence, each as a viewer shows it
@@ -91,11 +78,7 @@ extension RGBAImage {
     ///     is allocated.
     /// - Throws: ``ImageError`` as ``init(decoding:pixelLimit:)``.
     public static func frames(decoding data: Data, pixelLimit: Int = RGBAImage.defaultPixelLimit) throws -> [RGBAImage] {
-        switch ImageKind.detect(data) {
-        case .gif: try GIFCodec.decodeAnimation(data, pixelLimit: pixelLimit).frames
-        case .avif: try AVIFCodec.decodeFrames(data, pixelLimit: pixelLimit)
-        default: [try RGBAImage(decoding: data, pixelLimit: pixelLimit)]
-        }
+        try ImageCodecs.decodeFrames(data, pixelLimit: pixelLimit)
     }
 
     /// Encodes the image as AVIF with libavif (the AV1 encoder it was built with, libaom on
@@ -106,7 +89,7 @@ extension RGBAImage {
     ///   - speed: the encoder's speed, 0 (slowest, smallest) to 10 (fastest); clamped.
     /// - Throws: ``ImageError`` with code `.encodingFailed`.
     public func avifData(quality: Int = 60, speed: Int = 8) throws -> Data {
-        try AVIFCodec.encode(self, quality: quality, speed: speed)
+        try ImageCodecs.encode(self, as: .avif(quality: quality, speed: speed))
     }
 
     /// Encodes the image as HEIC with libheif (HEVC through x265 on Debian), with an alpha
@@ -114,7 +97,7 @@ extension RGBAImage {
     /// - Parameter quality: 0 (smallest) to 100 (best); values outside are clamped.
     /// - Throws: ``ImageError`` with code `.encodingFailed` (also when libheif has no HEVC encoder).
     public func heicData(quality: Int = 60) throws -> Data {
-        try HEIFCodec.encode(self, quality: quality)
+        try ImageCodecs.encode(self, as: .heic(quality: quality))
     }
 
     /// Encodes the image as GIF89a with giflib. The palette is chosen from the image: its own
@@ -123,7 +106,7 @@ extension RGBAImage {
     /// with alpha 0 become transparent; any other alpha is dropped.
     /// - Throws: ``ImageError``: `.invalidDimensions` beyond 65535 pixels a side, `.encodingFailed`.
     public func gifData() throws -> Data {
-        try GIFCodec.encode(self)
+        try ImageCodecs.encode(self, as: .gif)
     }
 
     /// Encodes the image for a transcode target.
@@ -131,15 +114,6 @@ extension RGBAImage {
     ///   or GIF.
     /// - Throws: ``ImageError``.
     public func encoded(as target: TranscodeTarget) throws -> Data {
-        switch target {
-        case .png: try pngData()
-        case .webp(let quality): try webPData(quality: quality)
-        case .webpLossless: try webPLosslessData()
-        case .jpeg(let quality): try jpegData(quality: quality)
-        case .jpegProgressive(let quality): try jpegData(quality: quality, progressive: true)
-        case .avif(let quality, let speed): try avifData(quality: quality, speed: speed)
-        case .heic(let quality): try heicData(quality: quality)
-        case .gif: try gifData()
-        }
+        try ImageCodecs.encode(self, as: target)
     }
 }

@@ -3,7 +3,8 @@ import Foundation
 internal import NIOCore
 internal import NIOHTTP1
 import Understudy
-@_spi(PackageSupport) import UnderstudyImages
+import UnderstudyImages
+import UnderstudySupport
 
 /// Fetches `.forward` stubs and `--proxy-unmatched` requests with AsyncHTTPClient, without
 /// following redirects, so the client sees the upstream's own answer.

@@ -1,7 +1,8 @@
 import Foundation
 internal import NIOCore
 import Understudy
-@_spi(PackageSupport) import UnderstudyImages
+import UnderstudyImages
+import UnderstudySupport
 
 /// What every connection's handler shares: the registry, settings, upstream client and the
 /// set of open connections (so `stop()` can close them).

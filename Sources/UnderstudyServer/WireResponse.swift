@@ -5,7 +5,8 @@ import Foundation
 @_spi(CustomByteBufferAllocator) internal import NIOCore
 internal import NIOHTTP1
 import Understudy
-@_spi(PackageSupport) import UnderstudyImages
+import UnderstudyImages
+import UnderstudySupport
 
 /// A prepared response as bytes for the wire: its head framed once (status line and validated
 /// header lines) and its body in a `ByteBuffer`, made once per rendering and shared by every
@@ -217,6 +218,13 @@ final class OpenFile: Sendable {
 final class WireResponseCache {
     /// Bodies from this size on are sent from their file.
     static let sendfileThreshold = 64 * 1024
+    /// Whether large bodies go from their files at all; the `UNDERSTUDY_PORTABLE` build copies
+    /// every body, as a platform without `sendfile(2)` would.
+    #if UNDERSTUDY_PORTABLE
+    static let sendsFromFiles = false
+    #else
+    static let sendsFromFiles = true
+    #endif
     /// The most files one loop keeps open.
     static let maxOpenFiles = 64
     /// The most renderings one loop keeps framed.
@@ -235,7 +243,7 @@ final class WireResponseCache {
         guard let id = prepared.renderID else { return try WireResponse(prepared, allocator: allocator) }
         if let cached = entries.value(for: id) { return cached }
         let wire: WireResponse
-        if let source = prepared.sourceFile, prepared.body.count >= Self.sendfileThreshold, openFiles < Self.maxOpenFiles,
+        if Self.sendsFromFiles, let source = prepared.sourceFile, prepared.body.count >= Self.sendfileThreshold, openFiles < Self.maxOpenFiles,
            let file = OpenFile(source) {
             // Per loop: the open files are counted per loop, and such a body is sent from its file.
             openFiles += 1

@@ -2,7 +2,8 @@ import Foundation
 import Testing
 import Understudy
 import UnderstudyHAR
-@_spi(PackageSupport) import UnderstudyImages
+import UnderstudyImages
+import UnderstudySupport
 
 /// The `.stubbed` trait: every test it reaches runs with its own ``Stubbed/registry``,
 /// ``Stubbed/session`` and, when asked, ``Stubbed/server``.

@@ -1,8 +1,8 @@
 import Foundation
 import Understudy
+import UnderstudySupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-@_spi(PackageSupport) import UnderstudyImages
 #endif
 
 /// Where Understudy works around swift-corelibs-foundation, in one place: what it reaches by

@@ -1,8 +1,8 @@
 import Foundation
 import Understudy
+import UnderstudySupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-@_spi(PackageSupport) import UnderstudyImages
 #endif
 
 /// The URL protocol for one registry slot: hands each request to an ``InProcessExchange``.

@@ -1,8 +1,8 @@
 import Foundation
 import Understudy
+import UnderstudySupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-@_spi(PackageSupport) import UnderstudyImages
 #endif
 
 /// Fetches `.forward` and pass-through requests through a plain session that never sees the

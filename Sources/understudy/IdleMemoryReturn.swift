@@ -10,7 +10,7 @@ import Glibc
 /// in the allocator's arenas, which glibc keeps mapped until asked (`malloc_trim`). A stub
 /// server sits idle between test runs for most of its life; without this it holds its busiest
 /// moment's memory forever. Runs until its task is cancelled; does nothing where the C library
-/// has no `malloc_trim`.
+/// has no `malloc_trim` (Apple platforms) and in the `UNDERSTUDY_PORTABLE` build.
 func returnFreeMemoryWhenIdle(_ journal: Journal, quiet: Duration = .seconds(1)) async {
     guard let trim = mallocTrim else { return }
     var version = journal.version
@@ -31,7 +31,7 @@ func returnFreeMemoryWhenIdle(_ journal: Journal, quiet: Duration = .seconds(1))
 
 /// glibc's `malloc_trim`, which its Swift module does not export; `nil` elsewhere.
 private let mallocTrim: (@convention(c) (Int) -> Int32)? = {
-    #if canImport(Glibc)
+    #if canImport(Glibc) && !UNDERSTUDY_PORTABLE
     guard let symbol = dlsym(nil, "malloc_trim") else { return nil }
     return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
     #else

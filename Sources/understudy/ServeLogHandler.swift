@@ -1,7 +1,8 @@
 import Foundation
 import Logging
 import Understudy
-@_spi(PackageSupport) import UnderstudyImages
+import UnderstudyImages
+import UnderstudySupport
 import UnderstudyServer
 
 /// The `--log text|json|quiet` of `serve`, `record` and `replay`, as a swift-log handler: the

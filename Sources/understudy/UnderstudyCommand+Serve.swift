@@ -3,7 +3,8 @@ import Foundation
 import Logging
 import Understudy
 import UnderstudyHAR
-@_spi(PackageSupport) import UnderstudyImages
+import UnderstudyImages
+import UnderstudySupport
 import UnderstudyServer
 
 extension UnderstudyCommand {

@@ -1,5 +1,6 @@
 import Foundation
-@_spi(PackageSupport) @testable import UnderstudyImages
+@testable import UnderstudyImages
+import UnderstudySupport
 import XCTest
 
 /// The package's one bounded cache: least recently used first out, under a count and a cost limit.

@@ -1,6 +1,7 @@
 import Foundation
 import Understudy
-@_spi(PackageSupport) import UnderstudyImages
+import UnderstudyImages
+import UnderstudySupport
 import UnderstudyServer
 import XCTest
 

@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import Understudy
-@_spi(PackageSupport) import UnderstudyImages
+import UnderstudyImages
+import UnderstudySupport
 import UnderstudyTesting
 
 /// Tests run in parallel without sharing stubs or journals: each case stubs the same path with

@@ -1,6 +1,7 @@
 import Testing
 import Understudy
-@_spi(PackageSupport) import UnderstudyImages
+import UnderstudyImages
+import UnderstudySupport
 import UnderstudyTesting
 
 /// Runs `body` in a scope of `trait` opened by hand, inside `withKnownIssue`, and returns the

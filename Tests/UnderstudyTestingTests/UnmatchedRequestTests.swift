@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import Understudy
-@_spi(PackageSupport) import UnderstudyImages
+import UnderstudyImages
+import UnderstudySupport
 import UnderstudyTesting
 
 /// At the end of a test, the trait records one issue per unmatched request, with its near misses.

@@ -1,5 +1,6 @@
 import Foundation
-@_spi(PackageSupport) import UnderstudyImages
+import UnderstudyImages
+import UnderstudySupport
 
 /// A named gate that holds paused bodies (see ``StubResponse/paused(afterBytes:gate:)``):
 /// closed until released, so a test decides when the rest of a body goes out instead of a clock.

@@ -1,4 +1,5 @@
-@_spi(PackageSupport) import UnderstudyImages
+import UnderstudyImages
+import UnderstudySupport
 
 extension StubRegistry {
     /// The gate named `name`, which holds the bodies of responses paused at it (see

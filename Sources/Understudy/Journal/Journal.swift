@@ -1,6 +1,7 @@
 internal import DequeModule
 import Foundation
-@_spi(PackageSupport) import UnderstudyImages
+import UnderstudyImages
+import UnderstudySupport
 
 /// Every interaction, matched or not, in the order requests arrived: what tests assert on.
 ///

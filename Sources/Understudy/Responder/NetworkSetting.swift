@@ -1,4 +1,5 @@
-@_spi(PackageSupport) import UnderstudyImages
+import UnderstudyImages
+import UnderstudySupport
 
 /// The network a transport delivers on, for stubs that name none: a base (the server's
 /// `--network`, a session's ``NetworkProfile`` option) and a run-time profile over it (the admin

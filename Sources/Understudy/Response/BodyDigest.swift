@@ -1,6 +1,7 @@
 internal import Crypto
 import Foundation
-@_spi(PackageSupport) import UnderstudyImages
+import UnderstudyImages
+import UnderstudySupport
 
 /// The digest a default `ETag` is made of: SHA-256 of the bytes served, its first 16 bytes in
 /// hex.

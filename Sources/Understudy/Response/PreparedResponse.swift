@@ -1,4 +1,5 @@
 import Foundation
+import UnderstudySupport
 import UnderstudyImages
 
 /// A response ready to deliver: what both transports execute, so a stub behaves the same

@@ -1,5 +1,6 @@
 import Foundation
-@_spi(PackageSupport) import UnderstudyImages
+import UnderstudyImages
+import UnderstudySupport
 
 /// The last rendering of a stub's canned response, reused for as long as it would render the
 /// same: a stub server answers the same file thousands of times a second, and rendering it
@@ -42,11 +43,7 @@ final class RenderCache: Sendable {
             if let prepared = state.withLock({ $0?.prepared }) { return prepared }
             return try store(render(), stamp: nil, generation: nil, watchedEpoch: nil)
         }
-        #if canImport(Glibc)
         let monitor = FileChangeMonitor.shared
-        #else
-        let monitor: FileChangeMonitor? = nil
-        #endif
         if let monitor {
             // The usual answer, without copying the whole entry out of the lock (a retain and a
             // release for each of its fields): the generation read first is as good as one read

@@ -1,5 +1,6 @@
 import Foundation
-@_spi(PackageSupport) import UnderstudyImages
+import UnderstudyImages
+import UnderstudySupport
 
 /// The 304, 206 and 416 answers made from one kept rendering (see `RenderCache`), kept with it:
 /// a client revalidating or asking for the same range again gets the same answer without it

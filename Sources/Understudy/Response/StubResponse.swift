@@ -1,4 +1,5 @@
 import Foundation
+import UnderstudySupport
 import UnderstudyImages
 
 /// What a stub answers: a body of some kind, a status and headers, and how it is delivered.

@@ -1,5 +1,6 @@
 import Foundation
-@_spi(PackageSupport) import UnderstudyImages
+import UnderstudyImages
+import UnderstudySupport
 
 extension StubRegistry {
     /// Adds the stubs of a directory of stub files (read recursively) or of one stub file, and

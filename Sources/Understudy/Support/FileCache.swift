@@ -1,5 +1,6 @@
 import Foundation
-@_spi(PackageSupport) import UnderstudyImages
+import UnderstudyImages
+import UnderstudySupport
 
 /// Canned files kept in memory, re-read only when their size or modification time changes, so a
 /// stub server does not read the same image from disk for every request, and an edited file is

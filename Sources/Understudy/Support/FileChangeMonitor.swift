@@ -1,7 +1,11 @@
+import Synchronization
+import UnderstudyImages
+import UnderstudySupport
 #if canImport(Glibc)
 import Glibc
-import Synchronization
-@_spi(PackageSupport) import UnderstudyImages
+#endif
+
+#if canImport(Glibc) && !UNDERSTUDY_PORTABLE
 
 /// Tells whether watched files may have changed, without a `stat(2)` per question.
 ///
@@ -16,8 +20,9 @@ import Synchronization
 /// A file's own directory is watched for any change to its entries, and every directory above
 /// it for entries created, removed or renamed, so replacing the file or any directory on its
 /// path counts as a change. Any event counts, whichever entry it names: a change elsewhere in
-/// those directories only costs the callers one `stat(2)` each. Linux only; elsewhere, and when
-/// inotify is out of watches, callers fall back to the stamp.
+/// those directories only costs the callers one `stat(2)` each. Linux only; elsewhere (and in
+/// the `UNDERSTUDY_PORTABLE` build) there is no monitor, and when inotify is out of watches,
+/// callers fall back to the stamp.
 final class FileChangeMonitor: Sendable {
     /// The process's monitor, or `nil` when inotify cannot be used.
     static let shared = FileChangeMonitor()
@@ -138,5 +143,23 @@ final class FileChangeMonitor: Sendable {
             }
         }
     }
+}
+#else
+/// Where inotify is missing (Apple platforms, the `UNDERSTUDY_PORTABLE` build) there is no
+/// monitor: ``shared`` is `nil`, and every caller checks the file's stamp each time.
+final class FileChangeMonitor: Sendable {
+    /// Always `nil` here.
+    static var shared: FileChangeMonitor? { nil }
+
+    private init() {}
+
+    /// Never called: there is no monitor.
+    func watch(_ path: String) -> Bool { false }
+
+    /// Never called: there is no monitor.
+    var watchEpoch: UInt64 { 0 }
+
+    /// Never called: there is no monitor.
+    func generation() -> UInt64 { 0 }
 }
 #endif

@@ -1,6 +1,7 @@
 import Foundation
 import Understudy
-@_spi(PackageSupport) import UnderstudyImages
+import UnderstudyImages
+import UnderstudySupport
 
 /// The server-sent events of `GET /__admin/events`: `event: journal` with the journal's
 /// version, at once and then whenever the journal changes (at most every `interval`, however

@@ -4,7 +4,8 @@ internal import NIOHPACK
 internal import NIOHTTP1
 internal import NIOHTTP2
 import Understudy
-@_spi(PackageSupport) import UnderstudyImages
+import UnderstudyImages
+import UnderstudySupport
 
 /// An HTTP/2 connection's streams, behind NIO's HTTP/2 handler on the connection's own
 /// pipeline: it hands each stream's frames to its ``HTTP2Stream``, gives the client more

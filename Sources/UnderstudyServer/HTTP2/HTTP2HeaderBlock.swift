@@ -1,7 +1,8 @@
 import Foundation
 internal import NIOHPACK
 import Understudy
-@_spi(PackageSupport) import UnderstudyImages
+import UnderstudyImages
+import UnderstudySupport
 
 /// Response heads as HTTP/2 header blocks, by RFC 9113's rules: `:status` first, names in
 /// lowercase, no connection-specific fields (`Connection`, the fields it names, `Keep-Alive`,

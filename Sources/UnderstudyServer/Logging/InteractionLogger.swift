@@ -1,7 +1,8 @@
 import Foundation
 import Logging
 import Understudy
-@_spi(PackageSupport) import UnderstudyImages
+import UnderstudyImages
+import UnderstudySupport
 
 /// Sends the server's request log to a swift-log `Logger`: a record per finished interaction,
 /// and a warning whenever the journal limit drops entries (never silently).

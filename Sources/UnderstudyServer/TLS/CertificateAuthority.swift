@@ -3,7 +3,8 @@ import Foundation
 internal import NIOSSL
 internal import SwiftASN1
 import Understudy
-@_spi(PackageSupport) import UnderstudyImages
+import UnderstudyImages
+import UnderstudySupport
 package import X509
 
 /// The local certificate authority that signs the leaf certificates Understudy serves over

@@ -1,6 +1,7 @@
 import Foundation
 import Understudy
-@_spi(PackageSupport) import UnderstudyImages
+import UnderstudyImages
+import UnderstudySupport
 
 /// A server's TLS, made on first need: the first intercepted `CONNECT`, the HTTPS listener, or
 /// someone asking for the CA. So `understudy serve` without `--tls-port` creates no CA until a

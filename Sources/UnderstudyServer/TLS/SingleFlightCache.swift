@@ -1,5 +1,6 @@
 import Understudy
-@_spi(PackageSupport) import UnderstudyImages
+import UnderstudyImages
+import UnderstudySupport
 
 /// A cache whose value for a key is made once even when many threads ask for it at the same
 /// moment: the first asker makes it while the others wait for that one result.

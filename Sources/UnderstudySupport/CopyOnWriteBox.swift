@@ -2,16 +2,18 @@
 /// stub's response, handed to every request it answers; a rendering, handed from the registry's
 /// cache through the responder to delivery): copying the struct is one retain instead of one
 /// per field, and changing it copies the value first when another copy shares the box.
-final class CopyOnWriteBox<Value> {
-    var value: Value
+public final class CopyOnWriteBox<Value> {
+    /// The value boxed.
+    public var value: Value
 
-    init(_ value: Value) {
+    /// Boxes `value`.
+    public init(_ value: Value) {
         self.value = value
     }
 
     /// `box`, replaced first by a box of its own when another copy shares it: what a setter
     /// writes into.
-    static func unique(_ box: inout CopyOnWriteBox<Value>) -> CopyOnWriteBox<Value> {
+    public static func unique(_ box: inout CopyOnWriteBox<Value>) -> CopyOnWriteBox<Value> {
         if !isKnownUniquelyReferenced(&box) { box = CopyOnWriteBox(box.value) }
         return box
     }

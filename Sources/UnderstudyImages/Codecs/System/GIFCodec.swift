@@ -1,3 +1,4 @@
+#if UNDERSTUDY_SYSTEM_CODECS
 internal import CUnderstudyGIF
 import Foundation
 
@@ -239,3 +240,4 @@ enum GIFCodec {
         ImageError(.encodingFailed, "GIF encoding failed: giflib: \(stage): \(String(cString: usd_gif_error_string(code))) (\(code))")
     }
 }
+#endif

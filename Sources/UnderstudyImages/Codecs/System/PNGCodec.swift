@@ -1,3 +1,4 @@
+#if UNDERSTUDY_SYSTEM_CODECS
 internal import CUnderstudyPNG
 import Foundation
 
@@ -85,3 +86,4 @@ enum PNGCodec {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if UNDERSTUDY_SYSTEM_CODECS || UNDERSTUDY_HOMEBREW_CODECS
 internal import CUnderstudyWebP
 import Foundation
 
@@ -173,10 +174,4 @@ enum WebPCodec {
     }
 }
 
-extension Duration {
-    /// The duration in whole milliseconds, rounded.
-    var milliseconds: Int {
-        let (seconds, attoseconds) = components
-        return Int(seconds) * 1000 + Int((Double(attoseconds) / 1e15).rounded())
-    }
-}
+#endif

@@ -1,3 +1,4 @@
+#if UNDERSTUDY_SYSTEM_CODECS
 internal import CUnderstudyHEIF
 import Foundation
 
@@ -52,20 +53,11 @@ enum HEIFCodec {
         }
     }
 
-    /// The primary image as 8-bit RGBA. Its size, and every image size the file declares (each
-    /// `ispe` property, each grid's output: libheif allocates by those too), is checked against
-    /// `pixelLimit` before any pixel is decoded.
+    /// The primary image as 8-bit RGBA. Every image size the file declares has been checked
+    /// against `pixelLimit` already (``ImageCodecs``); the size libheif reports is checked again.
     static func decode(_ data: Data, pixelLimit: Int) throws -> RGBAImage {
         let reader = try Reader(data, pixelLimit: pixelLimit)
         try RGBAImage.checkSize(width: reader.width, height: reader.height, pixelLimit: pixelLimit)
-        for declared in ISOBMFF(bytes: [UInt8](data)).declaredImageSizes() {
-            let (pixels, overflow) = declared.width.multipliedReportingOverflow(by: declared.height)
-            guard overflow || pixels > pixelLimit else { continue }
-            throw ImageError(
-                .tooLarge,
-                "HEIC \(declared.what) declares \(declared.width)x\(declared.height) pixels, over the limit of \(pixelLimit) pixels; raise pixelLimit to allow it"
-            )
-        }
         return try reader.decode()
     }
 
@@ -158,3 +150,4 @@ enum HEIFCodec {
         return ImageError(.corrupt, "corrupt HEIC: libheif: \(stage): \(describe(status))")
     }
 }
+#endif

@@ -13,14 +13,14 @@ import Glibc
 /// microsecond per request, and a plain mutex put the loser of a race to sleep in the kernel
 /// (a futex wait and a context switch) for one in eight requests.
 ///
-/// ``withLock(_:)`` is inlined into its callers, public only to the package's own modules
-/// through the `PackageSupport` SPI (Swift 6.3 inlines an `@inlinable package` function in no
-/// other module): called as a generic function, a request's registry lookup went through
-/// generic metadata and an indirect closure.
-@_spi(PackageSupport) public final class LockedState<State>: @unchecked Sendable {
+/// ``withLock(_:)`` is inlinable, so each caller in another module gets it specialized to its
+/// state rather than as a generic call through metadata and an indirect closure. That takes a
+/// `public` declaration (an `@inlinable package` one is not specialized across modules), which
+/// is why this lives in UnderstudySupport, a module of the package that no product exports.
+public final class LockedState<State>: @unchecked Sendable {
     // Usable from inline code: `withLock` is inlined into its callers in other modules, so a
     // request's registry and journal lookups are not generic calls through metadata.
-    #if canImport(Glibc)
+    #if canImport(Glibc) && !UNDERSTUDY_PORTABLE
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
     #else
     @usableFromInline let lock = NSLock()
@@ -30,7 +30,7 @@ import Glibc
     /// Guards `state`.
     public init(_ state: State) {
         self.state = state
-        #if canImport(Glibc)
+        #if canImport(Glibc) && !UNDERSTUDY_PORTABLE
         mutex = .allocate(capacity: 1)
         var attributes = pthread_mutexattr_t()
         pthread_mutexattr_init(&attributes)
@@ -42,7 +42,7 @@ import Glibc
     }
 
     deinit {
-        #if canImport(Glibc)
+        #if canImport(Glibc) && !UNDERSTUDY_PORTABLE
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
         #endif
@@ -51,7 +51,7 @@ import Glibc
     /// Runs `body` on the state with the lock held, and returns what it returns.
     @discardableResult @inlinable
     public func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
-        #if canImport(Glibc)
+        #if canImport(Glibc) && !UNDERSTUDY_PORTABLE
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         #else

@@ -1,3 +1,4 @@
+#if UNDERSTUDY_SYSTEM_CODECS
 internal import CUnderstudyJPEG
 import Foundation
 
@@ -98,3 +99,4 @@ enum JPEGCodec {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if UNDERSTUDY_SYSTEM_CODECS || UNDERSTUDY_HOMEBREW_CODECS
 internal import CUnderstudyAVIF
 import Foundation
 
@@ -29,8 +30,12 @@ enum AVIFCodec {
             self.data = data
             bytes = CBuffer(data)
             var decoder: UnsafeMutablePointer<avifDecoder>?
-            let result = usd_avif_open(bytes.base, bytes.count, &decoder)
-            guard let decoder else { throw AVIFCodec.error(result, data: data, stage: "avifDecoderParse") }
+            var diagnostic = [CChar](repeating: 0, count: 256)
+            let result = usd_avif_open(bytes.base, bytes.count, &decoder, &diagnostic, diagnostic.count)
+            guard let decoder else {
+                let said = String(decoding: diagnostic.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                throw AVIFCodec.error(result, data: data, stage: "avifDecoderParse", diagnostic: said)
+            }
             self.decoder = decoder
             try RGBAImage.checkSize(width: width, height: height, pixelLimit: pixelLimit)
             usd_avif_limit(decoder, UInt32(clamping: pixelLimit))
@@ -131,8 +136,8 @@ enum AVIFCodec {
         String(cString: avifResultToString(avifResult(rawValue: UInt32(bitPattern: result))))
     }
 
-    private static func error(_ result: Int32, data: Data, stage: String) -> ImageError {
-        let name = resultName(result)
+    private static func error(_ result: Int32, data: Data, stage: String, diagnostic: String = "") -> ImageError {
+        let name = resultName(result) + (diagnostic.isEmpty ? "" : ": \(diagnostic)")
         switch avifResult(rawValue: UInt32(bitPattern: result)) {
         case AVIF_RESULT_TRUNCATED_DATA:
             return ImageError(.truncated, "truncated AVIF: the data ends after \(data.count) bytes, before the image is complete (libavif: \(stage): \(name), \(result))")
@@ -145,3 +150,4 @@ enum AVIFCodec {
         ImageError(.encodingFailed, "AVIF encoding failed: libavif: \(stage): \(resultName(result)) (\(result))")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if UNDERSTUDY_SYSTEM_CODECS || UNDERSTUDY_HOMEBREW_CODECS
 import Foundation
 
 /// Bytes copied to memory of their own, for a C decoder that keeps a pointer to its input
@@ -16,3 +17,4 @@ final class CBuffer {
 
     deinit { base.deallocate() }
 }
+#endif

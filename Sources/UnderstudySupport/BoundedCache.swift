@@ -9,11 +9,9 @@
 /// A value type: wrap it in a lock (or keep it on one event loop) to share it.
 ///
 /// Its members are inlinable, so a cache in another module (a loop's framed responses, say) is
-/// specialized to its key and value types rather than run through generic metadata per call:
-/// 5,000 of a request's instructions with 1,000 file stubs. Public only to the package's own
-/// modules, through the `PackageSupport` SPI: Swift 6.3 does not specialize an `@inlinable
-/// package` declaration in another module, only a public one.
-@_spi(PackageSupport) public struct BoundedCache<Key: Hashable, Value> {
+/// specialized to its key and value types rather than run through generic metadata per call;
+/// only a `public` declaration is specialized across modules, hence UnderstudySupport.
+public struct BoundedCache<Key: Hashable, Value> {
     @usableFromInline struct Node {
         @usableFromInline var key: Key
         /// `nil` once the slot is free, so an evicted value is not kept alive by its slot.
