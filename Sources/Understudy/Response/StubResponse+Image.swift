@@ -78,8 +78,11 @@ extension StubResponse {
 
             case .negotiated(let kinds):
                 let accept = AcceptHeader(acceptValue(of: request))
-                guard let kind = accept.negotiatedImageKind(among: kinds) else {
-                    return notAcceptable(accept, offered: kinds)
+                // Only what this build encodes is offered (every format with the C codecs).
+                let offered = kinds.filter(\.canEncode)
+                if offered.isEmpty, let unencodable = kinds.first { throw ImageError.cannotEncode(unencodable) }
+                guard let kind = accept.negotiatedImageKind(among: offered) else {
+                    return notAcceptable(accept, offered: offered)
                 }
                 // Negotiation picks a format, not an encoding: bytes already in that format are
                 // served as they are (a lossy WebP stays lossy); others are encoded losslessly

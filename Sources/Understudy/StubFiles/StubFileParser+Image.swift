@@ -37,16 +37,18 @@ extension StubFileParser {
     /// naming the file rather than a 500 at request time. Generated sizes are checked against
     /// the pixel limit without drawing anything.
     mutating func parseImage(_ node: Node, path: String) -> StubResponse? {
-        let expected = "{file: path, as: format} or {generate: {width, height, pattern}, as: format}"
+        let expected = "{file: path, as: format}, {base64: bytes, as: format} or {generate: {width, height, pattern}, as: format}"
         let issuesBefore = issues.count
         guard let fields = entries(
-            node, path, allowed: ["file", "generate", "as", "quality", "speed", "formats", "resize", "damage"], expected: expected
+            node, path, allowed: ["file", "base64", "generate", "as", "quality", "speed", "formats", "resize", "damage"], expected: expected
         ) else {
             return nil
         }
         var source: ImageSource?
         var sourceKey: String?
         var file: (url: URL, reference: String, node: Node, path: String)?
+        var inline: (data: Data, node: Node, path: String)?
+        var asNode: (node: Node, path: String)?
         var formatName = "original"
         var quality: (value: Int, node: Node, path: String)?
         var speed: (value: Int, node: Node, path: String)?
@@ -57,7 +59,7 @@ extension StubFileParser {
         for field in fields {
             let fieldPath = join(path, field.key)
             switch field.key {
-            case "file", "generate":
+            case "file", "base64", "generate":
                 if let existing = sourceKey {
                     report(field.keyNode, fieldPath, "found both '\(existing)' and '\(field.key)'; expected exactly one of them")
                     continue
@@ -65,6 +67,11 @@ extension StubFileParser {
                 sourceKey = field.key
                 if field.key == "generate" {
                     source = parseGenerate(field.value, path: fieldPath)
+                } else if field.key == "base64" {
+                    if let data = base64(field.value, fieldPath) {
+                        inline = (data, field.value, fieldPath)
+                        source = .data(data)
+                    }
                 } else if let reference = string(field.value, fieldPath, expected: "a path relative to the stub file"),
                           let url = resolveFile(reference, field.value, fieldPath) {
                     file = (url, reference, field.value, fieldPath)
@@ -78,6 +85,7 @@ extension StubFileParser {
                     continue
                 }
                 formatName = name
+                asNode = (field.value, fieldPath)
             case "quality":
                 if let value = qualityValue(field.value, fieldPath) {
                     quality = (value, field.value, fieldPath)
@@ -108,7 +116,7 @@ extension StubFileParser {
         }
 
         if sourceKey == nil, issues.count == issuesBefore {
-            report(node, path, "missing the image source; expected 'file' (a path) or 'generate' ({width, height, pattern})")
+            report(node, path, "missing the image source; expected 'file' (a path), 'base64' (the bytes) or 'generate' ({width, height, pattern})")
         }
         if let quality {
             if !Self.qualityFormatNames.contains(formatName) {
@@ -131,6 +139,12 @@ extension StubFileParser {
                 report(file.node, file.path, "cannot use image file '\(file.reference)': \(problem)")
             }
         }
+        if let inline, issues.count == issuesBefore {
+            let servedAsIs = formatName == "original" && resize == nil
+            if let problem = Self.imageProblem(in: inline.data, decoding: !servedAsIs) {
+                report(inline.node, inline.path, "cannot use the image's bytes: \(problem)")
+            }
+        }
         guard issues.count == issuesBefore, let source else { return nil }
         let format: ImageFormat
         switch formatName {
@@ -144,6 +158,10 @@ extension StubFileParser {
         case "gif": format = .gif
         case "negotiate": format = .negotiated(among: formats?.kinds ?? ImageFormat.defaultNegotiatedKinds)
         default: format = .original
+        }
+        if let asNode, let problem = Self.encodingProblem(format) {
+            report(asNode.node, asNode.path, problem)
+            return nil
         }
         return .image(source, as: format, resize: resize, damage: damage)
     }
@@ -367,5 +385,13 @@ extension StubFileParser {
         } catch {
             return "\(error)"
         }
+    }
+
+    /// Why this build cannot serve `format` (``ImageFormat/canEncode``): the format, the
+    /// platform and what to do instead. `nil` when it can.
+    static func encodingProblem(_ format: ImageFormat) -> String? {
+        guard !format.canEncode else { return nil }
+        let kind: ImageKind? = if case .negotiated(let kinds) = format { kinds.first } else { format.transcodeTarget?.kind }
+        return kind.map { "\(ImageError.cannotEncode($0))" }
     }
 }

@@ -113,13 +113,7 @@ extension StubFileParser {
         case "json":
             return json(node, path).map { StubResponse.json($0) }
         case "base64":
-            guard let text = string(node, path, expected: "base64 text") else { return nil }
-            let compact = text.filter { !$0.isWhitespace }
-            guard let data = Data(base64Encoded: compact) else {
-                report(node, path, "invalid base64 (\(compact.count) characters); expected base64 text like iVBORw0KGgo=")
-                return nil
-            }
-            return .data(data)
+            return base64(node, path).map { StubResponse.data($0) }
         case "file":
             guard let reference = string(node, path, expected: "a path relative to the stub file") else { return nil }
             return resolveFile(reference, node, path).map { StubResponse.file($0) }
@@ -294,5 +288,16 @@ extension StubFileParser {
             report(node, path, problem.message)
             return nil
         }
+    }
+
+    /// Base64 text (whitespace ignored) as its bytes.
+    mutating func base64(_ node: Node, _ path: String) -> Data? {
+        guard let text = string(node, path, expected: "base64 text") else { return nil }
+        let compact = text.filter { !$0.isWhitespace }
+        guard let data = Data(base64Encoded: compact) else {
+            report(node, path, "invalid base64 (\(compact.count) characters); expected base64 text like iVBORw0KGgo=")
+            return nil
+        }
+        return data
     }
 }

@@ -5,6 +5,15 @@ internal import Yams
 extension StubFileParser {
     /// `png | webp | webp-lossless | jpeg | jpeg-progressive | avif | heic | gif | negotiate`.
     mutating func parseTranscode(_ node: Node, path: String) -> ImageFormat? {
+        guard let format = parseTranscodeName(node, path: path) else { return nil }
+        if let problem = Self.encodingProblem(format) {
+            report(node, path, problem)
+            return nil
+        }
+        return format
+    }
+
+    private mutating func parseTranscodeName(_ node: Node, path: String) -> ImageFormat? {
         guard let name = string(node, path, expected: "an image format") else { return nil }
         switch name {
         case "png": return .png

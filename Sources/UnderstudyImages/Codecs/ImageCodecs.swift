@@ -71,7 +71,7 @@ enum ImageCodecs {
 
 extension ImageError {
     /// The format cannot be encoded by this build's codecs: what to do instead.
-    static func cannotEncode(_ kind: ImageKind) -> ImageError {
+    package static func cannotEncode(_ kind: ImageKind) -> ImageError {
         let encodable = ImageKind.allCases.filter(CodecBackend.canEncode).map(\.name)
         let can = encodable.isEmpty ? "encodes no format" : "encodes \(list(encodable)) only"
         return ImageError(
@@ -81,7 +81,7 @@ extension ImageError {
     }
 
     /// The format cannot be decoded by this build's codecs: what to do instead.
-    static func cannotDecode(_ kind: ImageKind) -> ImageError {
+    package static func cannotDecode(_ kind: ImageKind) -> ImageError {
         let decodable = ImageKind.allCases.filter(CodecBackend.canDecode).map(\.name)
         let can = decodable.isEmpty ? "decode no format" : "decode \(list(decodable)) only"
         return ImageError(
