@@ -16,7 +16,7 @@ public func expectRequested(
     _ registry: StubRegistry, _ matcher: RequestMatcher, times: Int? = nil,
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
-    record(FailureMessages.requested(registry.journal, matcher, times: times), at: sourceLocation)
+    recordIssue(FailureMessages.requested(registry.journal, matcher, times: times), at: sourceLocation)
 }
 
 /// Expects that no request matching `matcher` was made.
@@ -28,7 +28,7 @@ public func expectNotRequested(
     _ registry: StubRegistry, _ matcher: RequestMatcher,
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
-    record(FailureMessages.notRequested(registry.journal, matcher), at: sourceLocation)
+    recordIssue(FailureMessages.notRequested(registry.journal, matcher), at: sourceLocation)
 }
 
 /// Expects that every request was answered by a stub; the issue lists each unmatched request
@@ -40,7 +40,7 @@ public func expectNoUnmatchedRequests(
     _ registry: StubRegistry,
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
-    record(FailureMessages.noUnmatchedRequests(registry.journal), at: sourceLocation)
+    recordIssue(FailureMessages.noUnmatchedRequests(registry.journal), at: sourceLocation)
 }
 
 /// Expects that every registered stub answered at least once.
@@ -51,7 +51,7 @@ public func expectAllStubsUsed(
     _ registry: StubRegistry,
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
-    record(FailureMessages.allStubsUsed(registry), at: sourceLocation)
+    recordIssue(FailureMessages.allStubsUsed(registry), at: sourceLocation)
 }
 
 /// Expects that requests matching each of `matchers` were made in that order; other requests
@@ -68,10 +68,10 @@ public func expectRequestOrder(
     _ registry: StubRegistry, _ matchers: [RequestMatcher],
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
-    record(FailureMessages.requestOrder(registry.journal, matchers), at: sourceLocation)
+    recordIssue(FailureMessages.requestOrder(registry.journal, matchers), at: sourceLocation)
 }
 
-private func record(_ message: String?, at sourceLocation: SourceLocation) {
+func recordIssue(_ message: String?, at sourceLocation: SourceLocation) {
     if let message {
         Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
     }

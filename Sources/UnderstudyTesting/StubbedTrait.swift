@@ -22,10 +22,11 @@ import UnderstudySupport
 /// @Test(.stubbed(from: "Tests/Stubs", server: true)) func viaTheServer() async throws { ... }
 /// ```
 public struct StubbedTrait: TestTrait, SuiteTrait, TestScoping {
-    /// Where the stub files come from: a path as written, and the file that wrote it.
-    struct StubFiles: Sendable {
-        var path: String
-        var filePath: String
+    /// Where the stub files come from: a path as written and the file that wrote it, or a place
+    /// of its own (a bundle's folder).
+    enum StubFiles: Sendable {
+        case path(String, filePath: String)
+        case location(StubFileLocation)
     }
 
     let stubFiles: StubFiles?
@@ -131,23 +132,30 @@ public struct StubbedTrait: TestTrait, SuiteTrait, TestScoping {
 
     /// The stub-file directory, resolved against the package of the file that named it.
     private func stubDirectory() throws -> URL? {
-        guard let stubFiles else { return nil }
-        if stubFiles.path.hasPrefix("/") {
-            return URL(fileURLWithPath: stubFiles.path)
+        switch stubFiles {
+        case nil:
+            return nil
+        case .location(let location)?:
+            return try location.resolved()
+        case .path(let path, let filePath)?:
+            if path.hasPrefix("/") {
+                return URL(fileURLWithPath: path)
+            }
+            guard let package = PackageDirectory.containing(filePath) else {
+                throw StubbedTraitError(description: """
+                    .stubbed(from: "\(path)") in \(filePath): no directory above that file \
+                    holds a Package.swift, so the relative path has nothing to start from; pass an absolute path, \
+                    or load from the test bundle: .stubbed(from: Bundle.module, subdirectory: "\(path.split(separator: "/").last.map(String.init) ?? path)")
+                    """)
+            }
+            let directory = package.appendingPathComponent(path)
+            guard FileManager.default.fileExists(atPath: directory.path) else {
+                throw StubbedTraitError(description: """
+                    .stubbed(from: "\(path)") in \(filePath): \(directory.path) does not exist \
+                    (the path is taken relative to \(package.path), the package holding the test file)
+                    """)
+            }
+            return directory
         }
-        guard let package = PackageDirectory.containing(stubFiles.filePath) else {
-            throw StubbedTraitError(description: """
-                .stubbed(from: "\(stubFiles.path)") in \(stubFiles.filePath): no directory above that file \
-                holds a Package.swift, so the relative path has nothing to start from; pass an absolute path
-                """)
-        }
-        let directory = package.appendingPathComponent(stubFiles.path)
-        guard FileManager.default.fileExists(atPath: directory.path) else {
-            throw StubbedTraitError(description: """
-                .stubbed(from: "\(stubFiles.path)") in \(stubFiles.filePath): \(directory.path) does not exist \
-                (the path is taken relative to \(package.path), the package holding the test file)
-                """)
-        }
-        return directory
     }
 }

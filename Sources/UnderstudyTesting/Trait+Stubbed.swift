@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import Understudy
 
@@ -43,7 +44,30 @@ extension Trait where Self == StubbedTrait {
         network: NetworkProfile? = nil, filePath: String = #filePath
     ) -> Self {
         StubbedTrait(
-            stubFiles: path.map { StubbedTrait.StubFiles(path: $0, filePath: filePath) },
+            stubFiles: path.map { .path($0, filePath: filePath) },
+            startsServer: server, failsOnUnmatchedRequests: failsOnUnmatchedRequests, network: network
+        )
+    }
+
+    /// Gives every test a fresh ``Stubbed/registry`` loaded from the folder `subdirectory` of
+    /// `bundle`'s resources (a test target's `Bundle.module`, or an Xcode test bundle, where
+    /// there is no `Package.swift` to find files from), and a ``Stubbed/session`` answered by it.
+    ///
+    /// ```swift
+    /// @Suite(.stubbed(from: Bundle.module, subdirectory: "Stubs")) struct FeedTests { ... }
+    /// ```
+    /// - Parameters:
+    ///   - bundle: the bundle holding the stub files, copied whole (`.copy("Stubs")`).
+    ///   - subdirectory: the folder in its resources.
+    ///   - server: whether every test also gets its own ``Stubbed/server``.
+    ///   - failsOnUnmatchedRequests: whether a request no stub matched fails the test.
+    ///   - network: the network to deliver on when a stub names none.
+    public static func stubbed(
+        from bundle: Bundle, subdirectory: String?, server: Bool = false, failsOnUnmatchedRequests: Bool = true,
+        network: NetworkProfile? = nil
+    ) -> Self {
+        StubbedTrait(
+            stubFiles: .location(.bundle(bundle, subdirectory: subdirectory)),
             startsServer: server, failsOnUnmatchedRequests: failsOnUnmatchedRequests, network: network
         )
     }

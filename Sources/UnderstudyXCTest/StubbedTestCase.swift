@@ -7,7 +7,8 @@ import FoundationNetworking
 #endif
 
 /// A test case with a fresh registry and a session stubbed by it for every test, and an
-/// assertion after each test that no request went unmatched.
+/// assertion after each test that no request went unmatched. Override ``stubFiles`` to load
+/// stub files into every test's registry, from the test bundle for instance.
 ///
 /// ```swift
 /// final class AvatarTests: StubbedTestCase {
@@ -28,10 +29,21 @@ open class StubbedTestCase: XCTestCase {
     /// The network ``session`` delivers on when a stub names none (default `nil`: full speed);
     /// override it to run a whole test case on, say, `.slow3G`.
     open var network: NetworkProfile? { nil }
+    /// Stub files loaded into ``stubs`` before every test (default `nil`: none), e.g. the test
+    /// bundle's own: `override var stubFiles: StubFileLocation? { .bundle(.module, subdirectory: "Stubs") }`.
+    /// A file with an issue fails the test, listing every issue.
+    open var stubFiles: StubFileLocation? { nil }
 
     override open func setUp() {
         super.setUp()
         stubs = StubRegistry()
+        if let stubFiles {
+            do {
+                try stubs.load(from: stubFiles)
+            } catch {
+                XCTFail("cannot load the stub files of \(stubFiles):\n\(error)")
+            }
+        }
         session = URLSession(configuration: .stubbed(by: stubs, network: network))
     }
 

@@ -388,6 +388,14 @@ public struct JournalTimeoutError: Error, Sendable, CustomStringConvertible {
     /// How long it waited.
     public let timeout: Duration
 
+    /// The error for a wait on `matcher` that saw `seen` of `expected` requests in `timeout`.
+    package init(matcher: RequestMatcher, expected: Int, seen: Int, timeout: Duration) {
+        self.matcher = matcher
+        self.expected = expected
+        self.seen = seen
+        self.timeout = timeout
+    }
+
     public var description: String {
         "timed out after \(timeout.compactDescription) waiting for \(expected) request(s) matching \(matcher); saw \(seen)"
     }

@@ -73,7 +73,7 @@ extension ImageError {
     /// The format cannot be encoded by this build's codecs: what to do instead.
     package static func cannotEncode(_ kind: ImageKind) -> ImageError {
         let encodable = ImageKind.allCases.filter(CodecBackend.canEncode).map(\.name)
-        let can = encodable.isEmpty ? "encodes no format" : "encodes \(list(encodable)) only"
+        let can = encodable.isEmpty ? "encode no format" : "encode \(list(encodable)) only"
         return ImageError(
             .unsupportedFormat,
             "cannot encode \(kind.name) on \(CodecBackend.platform): its codecs \(can); serve a \(kind.name) file made with `understudy transcode` (format original), or run `understudy serve` on a host whose codecs encode \(kind.name)"
