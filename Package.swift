@@ -168,7 +168,7 @@ let package = Package(
 
         // MARK: Tests
         // What more than one test target uses (a local upstream server).
-        .target(name: "UnderstudyTestSupport", path: "Tests/Support"),
+        .target(name: "UnderstudyTestSupport", dependencies: ["UnderstudyImages"], path: "Tests/Support"),
         .testTarget(name: "UnderstudyImagesTests", dependencies: ["UnderstudyImages", "UnderstudySupport"]),
         .testTarget(name: "UnderstudyTests", dependencies: ["Understudy", "UnderstudyImages"], resources: [.copy("Fixtures")]),
         .testTarget(
@@ -205,7 +205,7 @@ let package = Package(
         ),
         .testTarget(
             name: "UnderstudyHARTests",
-            dependencies: ["UnderstudyHAR", "Understudy", "UnderstudyImages", "UnderstudyServer", "UnderstudyURLProtocol"],
+            dependencies: ["UnderstudyHAR", "Understudy", "UnderstudyImages", "UnderstudyServer", "UnderstudyURLProtocol", "UnderstudyTestSupport"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(

@@ -7,6 +7,7 @@ import UnderstudyURLProtocol
 import XCTest
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import UnderstudyTestSupport
 #endif
 
 /// HARs in Chromium DevTools' format replay, over the wire and in-process: a fixture, and a
@@ -163,6 +164,7 @@ final class ChromiumHARTests: XCTestCase {
     }
 
     func testAPageLoadRecordedFromHeadlessChromiumReplays() async throws {
+        try requireEncoding(.webp)
         let png = try ImageGenerator.photoLike(width: 40, height: 30, seed: 9).pngData()
         let moved = try ImageGenerator.generate(width: 16, height: 16, pattern: .checkerboard).pngData()
         let webp = try lossyWebP()

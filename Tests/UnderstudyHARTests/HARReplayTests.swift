@@ -6,6 +6,7 @@ import UnderstudyURLProtocol
 import XCTest
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import UnderstudyTestSupport
 #endif
 
 /// Record a session through a forwarding server, export the journal as HAR, replay it from
@@ -44,6 +45,7 @@ final class HARReplayTests: XCTestCase {
     }
 
     func testJournalToHARFromARealSessionHasBase64ImagesAndRedirects() async throws {
+        try requireEncoding(.webp)
         let stubs = try upstream()
         stubs.journal.keepsBodies = true
         try await withServer(stubs) { server in
@@ -83,6 +85,7 @@ final class HARReplayTests: XCTestCase {
     }
 
     func testJournalWithoutBodiesGivesSizesOnly() async throws {
+        try requireEncoding(.webp)
         let stubs = try upstream()
         try await withServer(stubs) { server in
             _ = try curlGet(server.baseURL.appendingPathComponent("cat.png"))
@@ -94,6 +97,7 @@ final class HARReplayTests: XCTestCase {
     }
 
     func testRecordedSessionReplaysStatusesHeadersAndBodiesByteForByte() async throws {
+        try requireEncoding(.webp)
         let origin = try upstream()
         try await withServer(origin) { upstreamServer in
             let har = try await record(upstream: upstreamServer) { base in
@@ -161,6 +165,7 @@ final class HARReplayTests: XCTestCase {
     }
 
     func testRepeatedRequestsReplayInRecordedOrderAndTheLastRepeats() async throws {
+        try requireEncoding(.webp)
         let origin = try upstream()
         try await withServer(origin) { upstreamServer in
             let har = try await record(upstream: upstreamServer) { base in

@@ -6,6 +6,7 @@ import UnderstudyURLProtocol
 import XCTest
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import UnderstudyTestSupport
 #endif
 
 /// `URLSessionConfiguration.recording(into:)`: real requests journaled in-process, and the HAR
@@ -25,6 +26,7 @@ final class InProcessRecordingTests: XCTestCase {
     }
 
     func testRecordedInProcessSessionReplaysInProcessAndOverTheWire() async throws {
+        try requireEncoding(.webp)
         let upstream = StubRegistry()
         upstream.stub(.path("/cat.png"), named: "cat", response: .data(onePixelPNG))
         upstream.stub(.path("/cat.webp"), named: "webp", response: .data(try lossyWebP()))

@@ -2,12 +2,14 @@ import Foundation
 import Understudy
 import UnderstudyServer
 import XCTest
+import UnderstudyTestSupport
 
 /// Headless Chromium renders AVIF, an animated AVIF and an animated GIF from the stub server, each
 /// chosen by negotiation from Chromium's own Accept header, at their sizes; a HEIC it cannot
 /// decode stays broken (why negotiation must not hand it HEIC on the strength of `image/*`).
 final class ChromiumFormatsTests: XCTestCase {
     func testChromiumRendersNegotiatedAVIFAnimatedAVIFAndAnimatedGIFAtTheirSizes() async throws {
+        try requireEncoding(.avif, .heic, .gif)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("understudy-chromium-formats-\(UUID().uuidString)")
         let stubsDirectory = directory.appendingPathComponent("stubs")
         try FileManager.default.createDirectory(at: stubsDirectory, withIntermediateDirectories: true)

@@ -2,6 +2,7 @@ import Foundation
 import Understudy
 import UnderstudyServer
 import XCTest
+import UnderstudyTestSupport
 
 /// SPEC section 12 in a real browser: headless Chromium loads a page from the stub server with a
 /// JPEG, a progressive JPEG, an image resized from its `?w=`, an animated WebP and two damaged
@@ -9,6 +10,7 @@ import XCTest
 /// the DOM. Every image has its own size, so a mix-up shows; a damaged image decodes to 0x0.
 final class ChromiumImageFormatsTests: XCTestCase {
     func testChromiumRendersJPEGsResizedAndAnimatedImagesAtTheirSizes() async throws {
+        try requireEncoding(.jpeg, .webp)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("understudy-chromium-formats-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -3,6 +3,7 @@ import Understudy
 import UnderstudyImages
 @testable import UnderstudyServer
 import XCTest
+import UnderstudyTestSupport
 
 /// Headless Chromium pointed at the stub server as its proxy (`--proxy-server`), trusting the
 /// server's local CA by its SPKI hash, loading https pages of hosts that exist nowhere: every
@@ -80,6 +81,7 @@ final class ChromiumProxyTests: XCTestCase {
     }
 
     func testAnHTTPSPageThroughTheProxyDecodesItsWebPPNGAndRedirectedImagesAtTheirSizes() async throws {
+        try requireEncoding(.webp)
         let directory = try makeTemporaryDirectory("chromium-proxy")
         let stubs = StubRegistry(transcoder: ImageTranscoder())
         let host = RequestMatcher.host("images.example.test") && .scheme("https")

@@ -2,6 +2,7 @@ import Foundation
 import Understudy
 import UnderstudyServer
 import XCTest
+import UnderstudyTestSupport
 
 /// A real browser: headless Chromium (Debian's `chromium`, installed by `make test-deps`) loads
 /// a page from the stub server whose `<img>` tags cover a WebP, a PNG, a negotiated image, a
@@ -10,6 +11,7 @@ import XCTest
 /// its own width, so a mix-up shows.
 final class ChromiumTests: XCTestCase {
     func testChromiumDecodesEveryStubbedImageAndTheJournalHoldsItsRealAcceptHeader() async throws {
+        try requireEncoding(.webp)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("understudy-chromium-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

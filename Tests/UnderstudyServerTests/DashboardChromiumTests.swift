@@ -5,6 +5,7 @@ import UnderstudyServer
 import XCTest
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import UnderstudyTestSupport
 #endif
 
 /// The dashboard in a real browser: headless Chromium opens `/__admin/` of a server that has
@@ -56,6 +57,7 @@ final class DashboardChromiumTests: XCTestCase {
     }
 
     func testTheDashboardListsRequestsLiveWithDecodedThumbnailsNearMissesAndStubs() async throws {
+        try requireEncoding(.webp)
         let stubs = try stubs()
         try await withServer(stubs) { server in
             let base = server.baseURL.absoluteString
@@ -127,6 +129,7 @@ final class DashboardChromiumTests: XCTestCase {
     }
 
     func testMarkupInARequestIsShownAsTextNeverRun() async throws {
+        try requireEncoding(.webp)
         let stubs = try stubs()
         try await withServer(stubs) { server in
             let base = server.baseURL.absoluteString
@@ -144,6 +147,7 @@ final class DashboardChromiumTests: XCTestCase {
     }
 
     func testWithATokenThePageShowsNoJournalUntilTheTokenIsGiven() async throws {
+        try requireEncoding(.webp)
         let stubs = try stubs()
         var configuration = StubServer.Configuration()
         configuration.adminToken = "s3cret-token"
@@ -181,6 +185,7 @@ final class DashboardChromiumTests: XCTestCase {
     /// An address pasted with `?token=...` opens the page, which says the query is not read and
     /// asks for the token in its form; the token in the address is not used.
     func testAPastedQueryIsExplainedOnThePageNotUsed() async throws {
+        try requireEncoding(.webp)
         let stubs = try stubs()
         var configuration = StubServer.Configuration()
         configuration.adminToken = "s3cret-token"

@@ -3,6 +3,7 @@ import Foundation
 import Understudy
 import UnderstudyServer
 import XCTest
+import UnderstudyTestSupport
 
 /// The dashboard's thumbnails: `?as=thumbnail` serves a HEIC body (which only Safari draws) as
 /// PNG, and every other body as it was sent.
@@ -12,6 +13,7 @@ final class DashboardThumbnailTests: XCTestCase {
     }
 
     func testHEICBodiesAreThumbnailedAsPNGAndOthersAsSent() async throws {
+        try requireEncoding(.heic, .avif)
         let registry = StubRegistry()
         registry.stub(.path("/p.heic"), named: "heic", response: .image(.generated(width: 21, height: 13, pattern: .photo), as: .heic(quality: 60)))
         registry.stub(.path("/p.avif"), named: "avif", response: .image(.generated(width: 17, height: 11, pattern: .photo), as: .avif(quality: 60, speed: 10)))

@@ -3,6 +3,7 @@ import Understudy
 import UnderstudyImages
 import UnderstudyServer
 import XCTest
+import UnderstudyTestSupport
 
 /// `GET /__admin/requests.har` as a client downloads it: measured phases and the bodies the
 /// stubs rendered, which the registry holds or renders again so the journal keeps no copy.
@@ -48,6 +49,7 @@ final class HARExportTests: XCTestCase {
     /// generated image and a resized one, images base64; each decodes to the image sent. Entries
     /// that repeat an answer share its bytes rather than hold a copy each.
     func testTheHARCarriesEveryRenderedBodyImagesInBase64() async throws {
+        try requireEncoding(.webp, .jpeg)
         let directory = try makeTemporaryDirectory("har-bodies")
         let png = directory.appendingPathComponent("wide.png")
         try ImageGenerator.generate(width: 41, height: 23, pattern: .gradient).pngData().write(to: png)

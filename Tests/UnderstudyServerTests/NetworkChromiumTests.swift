@@ -3,6 +3,7 @@ import Understudy
 import UnderstudyImages
 import UnderstudyServer
 import XCTest
+import UnderstudyTestSupport
 
 /// SPEC 16 in a real browser: headless Chromium draws a progressive JPEG served `by: scans`
 /// part by part (a screenshot in a pause shows a partly drawn image, one after the last piece the
@@ -33,6 +34,7 @@ final class NetworkChromiumTests: XCTestCase {
     }
 
     func testAProgressiveJPEGByScansIsDrawnPartlyDuringAPauseAndWholeAfter() async throws {
+        try requireEncoding(.jpeg)
         let directory = try makeTemporaryDirectory("understudy-chromium-scans")
         let (width, height) = (320, 240)
         let jpeg = try ImageTranscoder().renderSync(.generated(width: width, height: height, pattern: .photo), as: .jpegProgressive(quality: 85))

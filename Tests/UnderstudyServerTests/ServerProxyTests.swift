@@ -3,10 +3,12 @@ import Understudy
 import UnderstudyImages
 import UnderstudyServer
 import XCTest
+import UnderstudyTestSupport
 
 /// Proxying over the wire: a second stub server plays the real upstream, on loopback.
 final class ServerProxyTests: XCTestCase {
     func testAWebPFetchedThroughTheProxyArrivesAsPNG() async throws {
+        try requireEncoding(.webp)
         let source = try ImageGenerator.generate(width: 32, height: 16, pattern: .gradient)
         let webp = try source.webPLosslessData()
         let upstreamStubs = StubRegistry()

@@ -6,6 +6,7 @@ import UnderstudyURLProtocol
 import XCTest
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import UnderstudyTestSupport
 #endif
 
 /// AVIF, HEIC and GIF as a URLSession client gets them, in-process and from the server: the
@@ -35,6 +36,7 @@ final class URLSessionAVIFHEICGIFTests: XCTestCase {
     }
 
     func testBothTransportsServeTheSameBytesAndTypes() async throws {
+        try requireEncoding(.avif, .heic, .gif)
         let local = registry()
         let inProcess = URLSession(configuration: .stubbed(by: local))
         let served = registry()

@@ -18,6 +18,7 @@ final class URLSessionImageTests: XCTestCase {
     }
 
     func testWebPServedAsPNGDecodesToTheSourcePixels() async throws {
+        try requireEncoding(.webp)
         let source = try ImageGenerator.photoLike(width: 48, height: 32, opaque: false)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("cat-\(UUID().uuidString).webp")
         try source.webPLosslessData().write(to: file)
@@ -38,6 +39,7 @@ final class URLSessionImageTests: XCTestCase {
     }
 
     func testGeneratedCheckerboardHasTheRightPixels() async throws {
+        try requireEncoding(.webp)
         let stubs = StubRegistry(transcoder: ImageTranscoder())
         stubs.stub(.path("/board.webp"), response: .image(.generated(width: 16, height: 16, pattern: .checkerboard), as: .webpLossless))
         let session = URLSession(configuration: .stubbed(by: stubs))
@@ -57,6 +59,7 @@ final class URLSessionImageTests: XCTestCase {
     }
 
     func testNegotiationFollowsTheClientsAcceptHeader() async throws {
+        try requireEncoding(.webp)
         let stubs = StubRegistry(transcoder: ImageTranscoder())
         stubs.stub(.any, response: .image(.generated(width: 8, height: 8, pattern: .gradient), as: .negotiated))
         let session = URLSession(configuration: .stubbed(by: stubs))
@@ -88,6 +91,7 @@ final class URLSessionImageTests: XCTestCase {
     }
 
     func testSecondIdenticalRequestIsServedFromTheCache() async throws {
+        try requireEncoding(.webp)
         let webp = try ImageGenerator.photoLike(width: 96, height: 64).webPData(quality: 75)
         let stubs = StubRegistry(transcoder: ImageTranscoder())
         stubs.stub(.pathExtension("webp"), response: .data(webp).transcoded(to: .png))
@@ -103,6 +107,7 @@ final class URLSessionImageTests: XCTestCase {
     }
 
     func testForwardTranscodesAnUpstreamWebPToPNG() async throws {
+        try requireEncoding(.webp)
         let source = try ImageGenerator.photoLike(width: 40, height: 30)
         let webp = try source.webPLosslessData()
         let upstream = try LocalUpstream(files: ["cat.webp": webp, "notes.txt": Data("plain".utf8)])

@@ -73,8 +73,9 @@ enum ImageResampler {
                 }
                 return (offset + first, weights)
             }
-            // Bilinear between the two source pixels around this pixel's centre, edges held.
-            let centre = min(max((Double(index) + 0.5) * scale - 0.5, 0), Double(source - 1))
+            // Bilinear, the first and last pixels of both rows aligned (as libwebp's rescaler
+            // enlarges), between the two source pixels around this one's position.
+            let centre = destination == 1 ? 0 : Double(index) * Double(source - 1) / Double(destination - 1)
             let first = min(Int(centre), max(source - 2, 0))
             let fraction = Float(centre - Double(first))
             return source == 1 ? (offset, [1]) : (offset + first, [1 - fraction, fraction])
