@@ -5,9 +5,9 @@ import UnderstudyImages
 import UnderstudyServer
 import UnderstudyURLProtocol
 import XCTest
+import UnderstudyTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import UnderstudyTestSupport
 #endif
 
 /// HARs in Chromium DevTools' format replay, over the wire and in-process: a fixture, and a

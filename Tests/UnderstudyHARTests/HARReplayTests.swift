@@ -4,9 +4,9 @@ import UnderstudyHAR
 import UnderstudyServer
 import UnderstudyURLProtocol
 import XCTest
+import UnderstudyTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import UnderstudyTestSupport
 #endif
 
 /// Record a session through a forwarding server, export the journal as HAR, replay it from

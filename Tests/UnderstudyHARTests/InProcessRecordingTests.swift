@@ -4,9 +4,9 @@ import UnderstudyHAR
 import UnderstudyServer
 import UnderstudyURLProtocol
 import XCTest
+import UnderstudyTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import UnderstudyTestSupport
 #endif
 
 /// `URLSessionConfiguration.recording(into:)`: real requests journaled in-process, and the HAR

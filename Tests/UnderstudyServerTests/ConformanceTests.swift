@@ -3,9 +3,9 @@ import Understudy
 import UnderstudyImages
 import UnderstudyServer
 import XCTest
+import UnderstudyTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import UnderstudyTestSupport
 #endif
 
 /// One test, two transports: every response kind, HEAD, unmatched requests, sequences, `times`

@@ -3,9 +3,9 @@ import Understudy
 import UnderstudyImages
 import UnderstudyServer
 import XCTest
+import UnderstudyTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import UnderstudyTestSupport
 #endif
 
 /// The dashboard in a real browser: headless Chromium opens `/__admin/` of a server that has

@@ -4,9 +4,9 @@ import Understudy
 import UnderstudyServer
 import UnderstudyURLProtocol
 import XCTest
+import UnderstudyTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import UnderstudyTestSupport
 #endif
 
 /// AVIF, HEIC and GIF as a URLSession client gets them, in-process and from the server: the

@@ -2,9 +2,9 @@ import Foundation
 import Understudy
 import UnderstudyURLProtocol
 import XCTest
+import UnderstudyTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import UnderstudyTestSupport
 #endif
 
 /// CDN-style resizing, JPEG and damage as a URLSession client gets them, checked with Pillow.
