@@ -210,12 +210,15 @@ let package = Package(
         ),
         .testTarget(
             name: "UnderstudyTestingTests",
-            dependencies: ["Understudy", "UnderstudySupport", "UnderstudyImages", "UnderstudyTesting", "UnderstudyURLProtocol", "UnderstudyServer", "UnderstudyHAR"],
+            dependencies: ["Understudy", "UnderstudySupport", "UnderstudyImages", "UnderstudyTesting", "UnderstudyURLProtocol", "UnderstudyServer", "UnderstudyHAR", "UnderstudyClient"],
             exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "understudyTests",
-            dependencies: ["understudy", "Understudy", "UnderstudyImages", "UnderstudyHAR", "UnderstudyServer", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "understudy", "Understudy", "UnderstudyImages", "UnderstudyHAR", "UnderstudyServer", "UnderstudyClient", "UnderstudyXCTest",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]
