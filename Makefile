@@ -2,7 +2,7 @@
 SWIFT ?= swift
 VENV := .venv
 
-.PHONY: test test-tsan serve build docs deps test-deps bench bench-server bench-har soak check clean fuzz
+.PHONY: test test-portable test-external check-platforms test-tsan serve build docs deps test-deps bench bench-server bench-har soak check clean fuzz
 
 ## test: build and run the whole test suite, Swift Testing and XCTest (installs what the tests need when missing).
 test: test-deps
@@ -14,6 +14,37 @@ test: test-deps
 	if [ $$testing -ne 0 ]; then echo "error: the Swift Testing suite failed (exit $$testing); its issues are above"; fi; \
 	[ $$testing -eq 0 ] && [ $$xctest -eq 0 ]
 
+# The suites that must pass without the C codecs (SPEC 18), and the codec tests that apply there.
+PORTABLE_SUITES := UnderstudyURLProtocolTests|UnderstudyXCTestTests|UnderstudyTestingTests|UnderstudyHARTests|UnderstudyServerTests|SwiftPNGCodecTests|ImageResamplerTests|CodecCapabilityTests
+PORTABLE_FLAGS := --disable-default-traits -Xswiftc -DUNDERSTUDY_PORTABLE --scratch-path .build-portable
+
+## test-portable: the configuration nearest to Apple platforms' that Linux builds: default traits off (no C codec linked) and the Linux-only speed-ups off (UNDERSTUDY_PORTABLE), built apart in .build-portable; runs the in-process, XCTest, Swift Testing, HAR and server suites there.
+test-portable: test-deps check-platforms
+	$(SWIFT) build --build-tests $(PORTABLE_FLAGS)
+	@if ldd .build-portable/debug/understudy | grep -E 'lib(webp|png|jpeg|turbojpeg|avif|heif|gif)'; then \
+		echo "error: the build without default traits links a C codec (above)"; exit 1; fi
+	@$(SWIFT) test --skip-build $(PORTABLE_FLAGS) --disable-xctest --filter '$(PORTABLE_SUITES)'; testing=$$?; \
+	$(SWIFT) test --skip-build $(PORTABLE_FLAGS) --disable-swift-testing --filter '$(PORTABLE_SUITES)'; xctest=$$?; \
+	if [ $$testing -ne 0 ]; then echo "error: the Swift Testing suite failed without the C codecs (exit $$testing); its issues are above"; fi; \
+	[ $$testing -eq 0 ] && [ $$xctest -eq 0 ]
+
+## test-external: a package outside the repository that depends on this one by path with default traits off, as a user's would: builds and runs its XCTest and Swift Testing tests (bundle fixtures, StubServerClient, the WebP error), and checks with ldd that its test binary links no C codec.
+test-external: test-deps
+	@consumer=$${TMPDIR:-/tmp}/understudy-consumer; rm -rf "$$consumer/Tests" "$$consumer/Package.swift"; mkdir -p "$$consumer"; \
+	cp -R Tests/ExternalPackage/. "$$consumer/"; \
+	echo "Testing $$consumer against $(CURDIR)"; \
+	UNDERSTUDY_ROOT="$(CURDIR)" $(SWIFT) build --build-tests --package-path "$$consumer" --scratch-path "$(CURDIR)/.build-external" || exit 1; \
+	binary=$$(ls -d "$(CURDIR)"/.build-external/debug/UnderstudyConsumerPackageTests.xctest); \
+	if ldd "$$binary" | grep -E 'lib(webp|png|jpeg|turbojpeg|avif|heif|gif)'; then \
+		echo "error: $$binary links a C codec (above)"; exit 1; fi; \
+	echo "ldd: $$binary links none of libwebp, libpng, libjpeg, libavif, libheif, libgif"; \
+	UNDERSTUDY_ROOT="$(CURDIR)" $(SWIFT) test --skip-build --package-path "$$consumer" --scratch-path "$(CURDIR)/.build-external"
+
+## check-platforms: each library product's targets per platform hold no system library (and UnderstudyClient no NIO); no module is imported inside a compile condition.
+check-platforms:
+	python3 scripts/check-product-closures.py
+	python3 scripts/check-platform-imports.py Sources Tests
+
 ## test-tsan: the Swift Testing parallel-isolation suite under ThreadSanitizer, built apart in .build-tsan.
 test-tsan: deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
@@ -24,7 +55,7 @@ serve: deps
 	$(SWIFT) run understudy serve Stubs --port 8080
 
 # The library modules, each with its DocC catalog in Sources/<Module>/<Module>.docc.
-DOC_MODULES := Understudy UnderstudyImages UnderstudyURLProtocol UnderstudyXCTest UnderstudyTesting UnderstudyServer UnderstudyHAR
+DOC_MODULES := Understudy UnderstudyImages UnderstudyURLProtocol UnderstudyXCTest UnderstudyTesting UnderstudyServer UnderstudyHAR UnderstudyClient
 
 ## docs: build every library module's DocC documentation into .build/plugins/Swift-DocC/outputs; fails on any DocC warning or a public symbol without a doc comment.
 docs: deps
@@ -125,4 +156,4 @@ test-deps: deps
 	fi
 
 clean:
-	rm -rf .build .build-tsan $(VENV)
+	rm -rf .build .build-tsan .build-portable .build-external $(VENV)

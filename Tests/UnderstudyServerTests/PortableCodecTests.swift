@@ -36,9 +36,9 @@ final class PortableCodecTests: XCTestCase {
         XCTAssertThrowsError(try stubs.load(from: directory)) { error in
             let platform = "Linux without the SystemCodecs trait"
             XCTAssertEqual("\(error)", """
-                formats.yaml:7: stubs[1].response.image.as: cannot encode WebP on \(platform): its codecs encode PNG only; \
+                \(directory.path)/formats.yaml:7: stubs[1].response.image.as: cannot encode WebP on \(platform): its codecs encode PNG only; \
                 serve a WebP file made with `understudy transcode` (format original), or run `understudy serve` on a host whose codecs encode WebP
-                formats.yaml:10: stubs[2].response.transcode: cannot encode AVIF on \(platform): its codecs encode PNG only; \
+                \(directory.path)/formats.yaml:10: stubs[2].response.transcode: cannot encode AVIF on \(platform): its codecs encode PNG only; \
                 serve a AVIF file made with `understudy transcode` (format original), or run `understudy serve` on a host whose codecs encode AVIF
                 """)
         }
@@ -57,7 +57,7 @@ final class PortableCodecTests: XCTestCase {
             } else {
                 XCTAssertEqual(status, 500)
                 XCTAssertEqual(String(decoding: body, as: UTF8.self), """
-                    cannot serve generated 8x8 gradient image as HEIC: cannot encode HEIC on Linux without the SystemCodecs trait: \
+                    cannot serve generated 8x8 gradient image as HEIC at quality 60: cannot encode HEIC on Linux without the SystemCodecs trait: \
                     its codecs encode PNG only; serve a HEIC file made with `understudy transcode` (format original), \
                     or run `understudy serve` on a host whose codecs encode HEIC
 

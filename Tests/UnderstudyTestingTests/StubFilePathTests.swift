@@ -24,7 +24,8 @@ import UnderstudyTesting
         }
         #expect(recorded.map(\.text) == ["""
             .stubbed(from: "Stubs") in /nonexistent/Tests/AppTests/AppTests.swift: no directory above that file \
-            holds a Package.swift, so the relative path has nothing to start from; pass an absolute path
+            holds a Package.swift, so the relative path has nothing to start from; pass an absolute path, \
+            or load from the test bundle: .stubbed(from: Bundle.module, subdirectory: "Stubs")
             """])
     }
 
