@@ -57,10 +57,9 @@ struct InProcessExchange: Sendable {
                 return fail(URLError(.cannotConnectToHost, description: "pass-through to \(request.url.absoluteString) failed: \(failure)"))
             case .stub where prepared.fault == nil && prepared.isFollowableRedirect:
                 guard let next = Self.redirectedRequest(from: request, response: prepared) else { break }
-                #if !canImport(FoundationNetworking)
-                // Apple's URLSession follows redirects itself when told of them.
-                return await reportRedirect(answer, for: request, to: next, id: id, startTime: startTime)
-                #endif
+                if Self.sessionFollowsRedirects {
+                    return await reportRedirect(answer, for: request, to: next, id: id, startTime: startTime)
+                }
                 // The redirect's own delay still applies before the next hop.
                 if prepared.delay > .zero {
                     do { try await Task.sleep(for: prepared.delay) } catch {
@@ -181,9 +180,15 @@ struct InProcessExchange: Sendable {
 
     // MARK: - Redirects
 
-    #if !canImport(FoundationNetworking)
-    /// Apple platforms: tell URLSession of the redirect and let it ask the stubs again. (corelibs
-    /// crashes on this callback, so on Linux the loader follows redirects itself.)
+    /// Whether URLSession follows a redirect itself when told of it: Apple's does; corelibs
+    /// crashes on that callback, so on Linux the loader follows redirects itself.
+    #if canImport(FoundationNetworking)
+    private static let sessionFollowsRedirects = false
+    #else
+    private static let sessionFollowsRedirects = true
+    #endif
+
+    /// Apple platforms: tell URLSession of the redirect and let it ask the stubs again.
     private func reportRedirect(_ answer: StubAnswer, for request: StubRequest, to next: StubRequest, id: Int, startTime: Date) async {
         let prepared = answer.response
         if prepared.delay > .zero {
@@ -197,10 +202,9 @@ struct InProcessExchange: Sendable {
         urlRequest.httpBody = next.body
         for field in next.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
         close(id, request, startTime, answer, sent: 0, ending: .completed)
-        channel.send { $0.urlProtocol($1, wasRedirectedTo: urlRequest, redirectResponse: response) }
+        channel.send { [urlRequest] in $0.urlProtocol($1, wasRedirectedTo: urlRequest, redirectResponse: response) }
         channel.send { $0.urlProtocolDidFinishLoading($1) }
     }
-    #endif
 
     /// The request a client makes after `response`: URLSession's rules (301/302/303 turn POST
     /// into GET and drop the body; 303 turns every method but HEAD into GET; 307/308 keep both),

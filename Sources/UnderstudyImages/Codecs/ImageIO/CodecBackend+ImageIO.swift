@@ -65,7 +65,7 @@ enum CodecBackend {
         if kind == .webp { return try WebPCodec.decode(data, pixelLimit: pixelLimit) }
         if kind == .avif { return try AVIFCodec.decode(data, pixelLimit: pixelLimit) }
         #endif
-        return try image(at: 0, of: source(kind, data), kind, data, pixelLimit: pixelLimit)
+        return try image(at: 0, of: imageSource(kind, data), kind, data, pixelLimit: pixelLimit)
     }
 
     /// Every frame of a GIF or an image sequence, as ImageIO composites them.
@@ -74,7 +74,7 @@ enum CodecBackend {
         #if UNDERSTUDY_HOMEBREW_CODECS
         if kind == .avif { return try AVIFCodec.decodeFrames(data, pixelLimit: pixelLimit) }
         #endif
-        let source = try source(kind, data)
+        let source = try imageSource(kind, data)
         var frames: [RGBAImage] = []
         var pixels = 0
         for index in 0..<CGImageSourceGetCount(source) {
@@ -93,7 +93,7 @@ enum CodecBackend {
         ImageResampler.resize(image, to: plan)
     }
 
-    private static func source(_ kind: ImageKind, _ data: Data) throws -> CGImageSource {
+    private static func imageSource(_ kind: ImageKind, _ data: Data) throws -> CGImageSource {
         guard let source = CGImageSourceCreateWithData(data as CFData, nil), CGImageSourceGetCount(source) > 0 else {
             throw ImageError(.corrupt, "corrupt \(kind.name): ImageIO finds no image in its \(data.count) bytes")
         }
