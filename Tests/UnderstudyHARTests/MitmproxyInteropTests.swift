@@ -13,6 +13,9 @@ final class MitmproxyInteropTests: XCTestCase {
     }
 
     private func mitmdump() throws -> URL {
+        #if !os(Linux)
+        throw XCTSkip("mitmproxy comes from the .venv `make test-deps` makes on Linux only")
+        #endif
         let candidates: [String?] = [ProcessInfo.processInfo.environment["MITMDUMP"], packageRoot.appendingPathComponent(".venv/bin/mitmdump").path]
         for case let path? in candidates where FileManager.default.isExecutableFile(atPath: path) {
             return URL(fileURLWithPath: path)

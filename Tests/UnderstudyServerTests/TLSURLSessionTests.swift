@@ -100,6 +100,9 @@ final class TLSURLSessionTests: XCTestCase {
         try (system + Data(ca.pem.utf8)).write(to: bundle)
         let script = #"mount --bind "$1" "$2" && shift 2 && exec "$@""#
         let testBinary = CommandLine.arguments[0]
+        #if !os(Linux)
+        throw XCTSkip("unshare(1) and a private mount namespace are Linux's")
+        #endif
         let result = try runClient("unshare", [
             "--mount", "sh", "-c", script, "sh", bundle.path, Self.systemBundle,
             testBinary, "UnderstudyServerTests.TLSURLSessionTests/testProbeInsideTheNamespace",

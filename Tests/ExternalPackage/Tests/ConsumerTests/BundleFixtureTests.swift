@@ -35,7 +35,6 @@ final class BundleFixtureTests: StubbedTestCase {
             cannot serve generated 8x8 checkerboard image as WebP at quality 80: cannot encode WebP on Linux without the SystemCodecs trait: \
             its codecs encode PNG only; serve a WebP file made with `understudy transcode` (format original), \
             or run `understudy serve` on a host whose codecs encode WebP
-
             """)
         XCTAssertThrowsError(try StubRegistry().load(from: Bundle.module, subdirectory: "WebPStubs")) { error in
             XCTAssertTrue("\(error)".hasSuffix("""
