@@ -145,7 +145,7 @@ final class CodecCapabilityTests: XCTestCase {
                 XCTAssertEqual((error as? ImageError)?.code, .unsupportedFormat)
                 XCTAssertEqual(
                     "\(error)",
-                    "cannot encode \(kind.name) on Linux without the SystemCodecs trait: its codecs encode PNG only; serve a \(kind.name) file made with `understudy transcode` (format original), or run `understudy serve` on a host whose codecs encode \(kind.name)"
+                    "cannot encode \(kind.name) on Linux without the SystemCodecs trait: its codecs encode PNG only; serve \(kind == .avif ? "an" : "a") \(kind.name) file made with `understudy transcode` (format original), or run `understudy serve` on a host whose codecs encode \(kind.name)"
                 )
             }
         }

@@ -38,8 +38,8 @@ final class PortableCodecTests: XCTestCase {
             XCTAssertEqual("\(error)", """
                 \(directory.path)/formats.yaml:7: stubs[1].response.image.as: cannot encode WebP on \(platform): its codecs encode PNG only; \
                 serve a WebP file made with `understudy transcode` (format original), or run `understudy serve` on a host whose codecs encode WebP
-                \(directory.path)/formats.yaml:10: stubs[2].response.transcode: cannot encode AVIF on \(platform): its codecs encode PNG only; \
-                serve a AVIF file made with `understudy transcode` (format original), or run `understudy serve` on a host whose codecs encode AVIF
+                \(directory.path)/formats.yaml:11: stubs[2].response.transcode: cannot encode AVIF on \(platform): its codecs encode PNG only; \
+                serve an AVIF file made with `understudy transcode` (format original), or run `understudy serve` on a host whose codecs encode AVIF
                 """)
         }
         XCTAssertEqual(stubs.stubs.count, 0, "nothing is loaded from a file with an issue")
@@ -60,7 +60,6 @@ final class PortableCodecTests: XCTestCase {
                     cannot serve generated 8x8 gradient image as HEIC at quality 60: cannot encode HEIC on Linux without the SystemCodecs trait: \
                     its codecs encode PNG only; serve a HEIC file made with `understudy transcode` (format original), \
                     or run `understudy serve` on a host whose codecs encode HEIC
-
                     """)
                 XCTAssertEqual(stubs.journal.interactions.first?.stubName, "heic")
             }

@@ -74,9 +74,10 @@ extension ImageError {
     package static func cannotEncode(_ kind: ImageKind) -> ImageError {
         let encodable = ImageKind.allCases.filter(CodecBackend.canEncode).map(\.name)
         let can = encodable.isEmpty ? "encode no format" : "encode \(list(encodable)) only"
+        let article = kind == .avif ? "an" : "a"
         return ImageError(
             .unsupportedFormat,
-            "cannot encode \(kind.name) on \(CodecBackend.platform): its codecs \(can); serve a \(kind.name) file made with `understudy transcode` (format original), or run `understudy serve` on a host whose codecs encode \(kind.name)"
+            "cannot encode \(kind.name) on \(CodecBackend.platform): its codecs \(can); serve \(article) \(kind.name) file made with `understudy transcode` (format original), or run `understudy serve` on a host whose codecs encode \(kind.name)"
         )
     }
 
