@@ -11,11 +11,10 @@ import Foundation
 /// | `truncated`       | the file cut in half: the `mdat` (coded image) ends early | cut in half, inside the image data                    |
 /// | `bad-checksum`    | the first 4 bytes of the `mdat` payload inverted (ISOBMFF has no checksum; this breaks the first coded item's AV1 OBU header or HEVC NAL length) | the first image's LZW minimum code size set to 12 (valid: 2 to 8) |
 /// | `wrong-signature` | the `ftyp` box's size zeroed (first 4 bytes)             | `GIF8` of `GIF89a` zeroed                             |
-/// | `garbage-tail`    | 1,024 bytes of noise after the `meta` box, before `mdat`, with the item locations (`iloc`) unchanged so they point into the noise | 1,024 bytes of noise after the last block, before the trailer (`3B`): giflib reports a wrong record type |
+/// | `garbage-tail`    | 1,024 bytes of noise after the last box: libavif and libheif stop once they have `meta` and `mdat`, and decode the image | 1,024 bytes of noise after the trailer (`3B`): decoders stop at the trailer |
 ///
-/// `garbage-tail` cannot simply append to these two: libavif and libheif stop reading once
-/// they have the `meta` and `mdat` boxes, and Pillow stops at the last image, so noise after
-/// the file's end changes nothing for them (as libpng ignores noise after `IEND`).
+/// `garbage-tail` is the same for every format: bytes after the image's end, to test that a
+/// client tolerates them as browsers do; `bad-checksum` is the damage decoders must refuse.
 ///
 /// ```swift
 /// let broken = ImageDamage.badChecksum.apply(to: try image.pngData())
@@ -30,10 +29,10 @@ public enum ImageDamage: String, Sendable, Hashable, CaseIterable, CustomStringC
     case badChecksum = "bad-checksum"
     /// The first 4 bytes (the start of the signature) replaced by zeros.
     case wrongSignature = "wrong-signature"
-    /// 1,024 bytes of noise after the image's end (PNG's IEND, JPEG's EOI, WebP's RIFF size).
-    /// Lenient decoders (libpng, libjpeg, libwebp, Pillow, browsers) ignore them; strict
-    /// validators such as `pngcheck` reject the file. AVIF and HEIC get the noise after their
-    /// `meta` box and GIF before its trailer, where decoders do read it (see the table above).
+    /// 1,024 bytes of noise after the image's end (PNG's IEND, JPEG's EOI, WebP's RIFF size,
+    /// AVIF's and HEIC's last box, GIF's trailer). Lenient decoders (libpng, libjpeg, libwebp,
+    /// libavif, libheif, giflib, Pillow, browsers) ignore them; strict validators such as
+    /// `pngcheck` reject the file.
     case garbageTail = "garbage-tail"
 
     /// The name used in stub files: `truncated`, `bad-checksum`, `wrong-signature`, `garbage-tail`.
@@ -51,16 +50,7 @@ public enum ImageDamage: String, Sendable, Hashable, CaseIterable, CustomStringC
             for index in 0..<min(4, bytes.count) { bytes[index] = 0 }
         case .garbageTail:
             var random = SplitMix64(seed: 0x6761_7262_6167_6521)
-            let noise = (0..<Self.tailLength).map { _ in UInt8(truncatingIfNeeded: random.next()) }
-            switch ImageKind.detect(bytes: bytes) {
-            case .avif, .heic:
-                let at = Self.topLevelBoxes(bytes).first { $0.type == "mdat" }?.offset ?? bytes.count
-                bytes.insert(contentsOf: noise, at: at)
-            case .gif where bytes.last == 0x3B:
-                bytes.insert(contentsOf: noise, at: bytes.count - 1)
-            default:
-                bytes.append(contentsOf: noise)
-            }
+            bytes += (0..<Self.tailLength).map { _ in UInt8(truncatingIfNeeded: random.next()) }
         case .badChecksum:
             Self.breakChecksum(&bytes)
         }

@@ -121,7 +121,7 @@ final class StubFileAVIFHEICGIFTests: XCTestCase {
               - request: { path: /avif }
                 response: { image: { generate: { width: 32, height: 32, pattern: photo }, as: avif, damage: bad-checksum } }
               - request: { path: /heic }
-                response: { image: { generate: { width: 32, height: 32, pattern: photo }, as: heic, damage: garbage-tail } }
+                response: { image: { generate: { width: 32, height: 32, pattern: photo }, as: heic, damage: wrong-signature } }
               - request: { path: /gif }
                 response: { image: { generate: { width: 32, height: 32, pattern: photo }, as: gif, damage: truncated } }
             """)
