@@ -90,6 +90,16 @@ let package = Package(
             providers: [.apt(["libgif-dev"]), .brew(["giflib"])]
         ),
 
+        // On macOS with the HomebrewCodecs trait, libwebp and libavif from Homebrew: a target of
+        // its own, because one target cannot list the same dependency twice under two conditions.
+        .target(
+            name: "UnderstudyHomebrewCodecs",
+            dependencies: [
+                .target(name: "CUnderstudyWebP", condition: macCodecs),
+                .target(name: "CUnderstudyAVIF", condition: macCodecs),
+            ]
+        ),
+
         // MARK: Library modules
         // The lock, the bounded cache and the copy-on-write box every module shares: no product.
         .target(name: "UnderstudySupport"),
@@ -98,11 +108,10 @@ let package = Package(
             dependencies: [
                 "UnderstudySupport",
                 .target(name: "CUnderstudyWebP", condition: linuxCodecs),
-                .target(name: "CUnderstudyWebP", condition: macCodecs),
                 .target(name: "CUnderstudyPNG", condition: linuxCodecs),
                 .target(name: "CUnderstudyJPEG", condition: linuxCodecs),
                 .target(name: "CUnderstudyAVIF", condition: linuxCodecs),
-                .target(name: "CUnderstudyAVIF", condition: macCodecs),
+                .target(name: "UnderstudyHomebrewCodecs", condition: macCodecs),
                 .target(name: "CUnderstudyHEIF", condition: linuxCodecs),
                 .target(name: "CUnderstudyGIF", condition: linuxCodecs),
                 .product(name: "Crypto", package: "swift-crypto"),

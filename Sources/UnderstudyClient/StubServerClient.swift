@@ -4,7 +4,7 @@ import Understudy
 import FoundationNetworking
 #endif
 
-/// Drives a running Understudy server (`understudy serve`, or a ``StubServer`` in another
+/// Drives a running Understudy server (`understudy serve`, or a `StubServer` in another
 /// process) over its admin API, with the same Swift you write for in-process stubs.
 ///
 /// For UI tests: the app runs in a process of its own, so in-process stubs never reach it. Run
@@ -52,6 +52,8 @@ public struct StubServerClient: Sendable {
     ///   - priority: higher wins among stubs that match.
     ///   - times: how many requests it answers before it stops matching; `nil` for any number.
     ///   - response: the response; a closure or a `URLError` fault cannot cross the wire.
+    ///   - fileID: where the stub is registered, for its default name; leave the default.
+    ///   - line: the line it is registered on, for its default name; leave the default.
     /// - Returns: the stub's name.
     /// - Throws: ``StubServerClientError`` when the stub cannot cross the wire (nothing is
     ///   sent), the server refuses it, or the server cannot be reached.
@@ -65,6 +67,14 @@ public struct StubServerClient: Sendable {
 
     /// Answers requests matching `matcher` with `responses` in order, on the server; the last
     /// one repeats.
+    /// - Parameters:
+    ///   - matcher: the requests to answer; a closure cannot cross the wire.
+    ///   - name: the stub's name; by default `<file>:<line>` of the call, as in process.
+    ///   - priority: higher wins among stubs that match.
+    ///   - times: how many requests it answers before it stops matching; `nil` for any number.
+    ///   - responses: the responses, in order; the last repeats.
+    ///   - fileID: where the stub is registered, for its default name; leave the default.
+    ///   - line: the line it is registered on, for its default name; leave the default.
     /// - Returns: the stub's name.
     /// - Throws: ``StubServerClientError``, as ``stub(_:named:priority:times:response:fileID:line:)``.
     @discardableResult
@@ -119,7 +129,7 @@ public struct StubServerClient: Sendable {
     }
 
     /// Waits until the server has seen `count` requests matching `matcher`, as
-    /// ``Journal/wait(for:count:timeout:)`` does for a local journal.
+    /// `Journal.wait(for:count:timeout:)` does for a local journal.
     /// - Throws: `JournalTimeoutError` when `timeout` passes first, saying how many it saw.
     public func wait(for matcher: RequestMatcher = .any, count: Int = 1, timeout: Duration = .seconds(5)) async throws {
         let clock = ContinuousClock()

@@ -13,7 +13,7 @@ import UnderstudySupport
 /// and a test inside it both carry the trait, the test's own applies.
 ///
 /// At the end of each test it records an issue for every request no stub matched, with the
-/// near-miss text of ``expectNoUnmatchedRequests(_:sourceLocation:)``. When the test failed (an
+/// near-miss text of ``expectNoUnmatchedRequests(_:sourceLocation:)-(StubRegistry,_)``. When the test failed (an
 /// issue recorded by anything during the test, or an error thrown out of it) it attaches the
 /// journal as HAR (`journal.har`) and the near-miss report as text (`near-misses.txt`).
 ///

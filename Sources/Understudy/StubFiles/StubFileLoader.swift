@@ -126,7 +126,7 @@ public enum StubFileLoader {
         var refusal: StubFileError.Issue?
     }
 
-    /// Reads a directory of stub files (recursively) or one stub file: ``load(from:)``'s stubs.
+    /// Reads a directory of stub files (recursively) or one stub file: ``load(from:)-(URL)``'s stubs.
     /// - Throws: ``StubFileError`` with every issue found.
     public static func stubs(from url: URL) throws -> [Stub] {
         try load(from: url).stubs

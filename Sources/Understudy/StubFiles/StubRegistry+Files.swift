@@ -32,7 +32,7 @@ extension StubRegistry {
     }
 
     /// Goes back to the loaded files: drops every stub and `tls:` rule (those added in code too),
-    /// re-reads each directory and file given to ``load(from:)`` (and each WireMock directory
+    /// re-reads each directory and file given to ``load(from:)-(URL)`` (and each WireMock directory
     /// given to ``load(wireMock:)``) from disk, in the order first loaded, so `times` and sequences start
     /// again, and clears the journal.
     ///
@@ -62,7 +62,7 @@ extension StubRegistry {
         journal.clear()
     }
 
-    /// The directories and files ``load(from:)`` and ``load(wireMock:)`` read, in order.
+    /// The directories and files ``load(from:)-(URL)`` and ``load(wireMock:)`` read, in order.
     public var loadedSources: [URL] {
         state.withLock { $0.sources.map(\.url) }
     }

@@ -2,7 +2,7 @@ import Foundation
 
 extension StubRegistry {
     /// Adds the stubs of a WireMock directory (`mappings/*.json`, bodies in `__files/`) and
-    /// remembers it for ``reset()``, as ``load(from:)`` does for stub files.
+    /// remembers it for ``reset()``, as ``load(from:)-(URL)`` does for stub files.
     ///
     /// WireMock's priorities keep their order (1 first; a mapping without one is WireMock's 5,
     /// Understudy's 0) and, among equals, the mapping loaded last wins. Nothing is added when
