@@ -65,6 +65,26 @@ public struct StubServerClient: Sendable {
         try await stub(matcher, named: name, priority: priority, times: times, responses: [response], fileID: fileID, line: line)
     }
 
+    /// Answers requests matching `matcher` with `response`, on the server, under `name`: the
+    /// same as ``stub(_:named:priority:times:response:fileID:line:)``, with the response first.
+    ///
+    /// ```swift
+    /// try await client.stub(.path("/a.png"), response: .image(.generated(width: 8, height: 8, pattern: .gradient), as: .png), named: "a")
+    /// ```
+    /// - Parameters:
+    ///   - matcher: the requests to answer; a closure cannot cross the wire.
+    ///   - response: the response; a closure or a `URLError` fault cannot cross the wire.
+    ///   - name: the stub's name.
+    ///   - priority: higher wins among stubs that match.
+    ///   - times: how many requests it answers before it stops matching; `nil` for any number.
+    /// - Returns: the stub's name.
+    @discardableResult
+    public func stub(
+        _ matcher: RequestMatcher, response: StubResponse, named name: String, priority: Int = 0, times: Int? = nil
+    ) async throws -> String {
+        try await stub(matcher, named: name, priority: priority, times: times, responses: [response])
+    }
+
     /// Answers requests matching `matcher` with `responses` in order, on the server; the last
     /// one repeats.
     /// - Parameters:

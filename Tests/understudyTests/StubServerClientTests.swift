@@ -70,7 +70,7 @@ final class StubServerClientTests: XCTestCase {
         XCTAssertEqual(response.url?.path, "/note.txt", "URLSession followed the redirect")
         XCTAssertEqual(String(decoding: data, as: UTF8.self), "a file on the test's side\n")
 
-        try await client.stub(.path("/teapot"), named: "status", response: .status(418))
+        try await client.stub(.path("/teapot"), response: .status(418), named: "status")
         (_, response) = try await get("/teapot")
         XCTAssertEqual(response.statusCode, 418)
 
