@@ -17,7 +17,14 @@ enum ImageHeader {
     /// of an AVIF or HEIC file. Read leniently: what cannot be read is left out, and the decoder
     /// then refuses the file itself.
     static func declaredSizes(_ kind: ImageKind, _ data: Data) -> [Declared] {
-        let bytes = [UInt8](data.prefix(kind == .jpeg || kind == .avif || kind == .heic ? data.count : 64))
+        // A JPEG's frame header follows its metadata segments (EXIF and ICC are at most 64 KB
+        // each); an ISOBMFF file's `meta` box may point anywhere in the file.
+        let needed = switch kind {
+        case .png, .gif, .webp: 64
+        case .jpeg: 256 * 1024
+        case .avif, .heic: data.count
+        }
+        let bytes = [UInt8](data.prefix(needed))
         func bigEndian(_ at: Int, _ width: Int) -> Int? {
             guard at >= 0, at + width <= bytes.count else { return nil }
             return bytes[at..<at + width].reduce(0) { $0 << 8 | Int($1) }
