@@ -9,7 +9,7 @@ public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
     /// of references at every step cost more than parsing it.
     private final class Storage: Sendable {
         let method: String
-        /// The URL's text as given, or its parts (``URLParts``), joined only when asked for.
+        /// The URL's text as given, or the parts it is made of, joined only when asked for.
         let url: URLText
         let headers: HeaderFields
         let body: Data?
