@@ -186,7 +186,7 @@ extension StubResponse {
             status: status,
             headers: headers,
             body: body,
-            // A stub's own delay and bandwidth win over its profile (SPEC 16).
+            // A stub's own delay and bandwidth win over its profile: they are what it asked for.
             delay: delay?.sample() ?? network?.latency ?? .zero,
             bandwidth: bandwidth ?? network?.rate,
             truncateAfter: truncateAfter,
