@@ -53,7 +53,7 @@ final class WireResponse: Sendable {
     /// - Throws: ``InvalidHeader`` naming a header that cannot be sent (not a token, or a value
     ///   with CR, LF or NUL), which would otherwise split the response.
     init(_ prepared: PreparedResponse, allocator: ByteBufferAllocator, file: OpenFile? = nil) throws(InvalidHeader) {
-        let hasNoBody = prepared.status == 204 || prepared.status == 304 || (100...199).contains(prepared.status)
+        let hasNoBody = PreparedResponse.hasNoBody(status: prepared.status)
         let hasLength = prepared.headers["Content-Length"] != nil
         var fields = allocator.buffer(capacity: 256)
         var connection: String?

@@ -30,19 +30,12 @@ enum HTTP2HeaderBlock {
     /// The HEADERS block of a response; with `indexingEverything`, the ``perResponse`` fields
     /// are indexable too.
     static func response(status: Int, headers: HeaderFields, indexingEverything: Bool = false) -> HPACKHeaders {
-        let hasNoBody = status == 204 || status == 304 || (100...199).contains(status)
-        var dropped = connectionSpecific
-        for value in headers.values(for: "Connection") {
-            for name in value.split(separator: ",") {
-                dropped.insert(name.trimmingCharacters(in: .whitespaces).lowercased())
-            }
-        }
+        let hasNoBody = PreparedResponse.hasNoBody(status: status)
         var block = HPACKHeaders()
         block.reserveCapacity(headers.count + 1)
         block.add(name: ":status", value: String(status))
-        for field in headers {
-            let name = field.name.lowercased()
-            if dropped.contains(name) || (hasNoBody && name == "content-length") { continue }
+        headers.forEachEndToEnd(hopByHop: connectionSpecific) { name, field in
+            if hasNoBody && name == "content-length" { return }
             block.add(name: name, value: field.value, indexing: !indexingEverything && perResponse.contains(name) ? .nonIndexable : .indexable)
         }
         return block
