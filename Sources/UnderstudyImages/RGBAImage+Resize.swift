@@ -5,7 +5,7 @@ extension RGBAImage {
     /// pixel counts (no nearest-neighbour aliasing), bilinear when enlarging; on
     /// alpha-premultiplied values, so transparent pixels do not bleed their colour. With the C
     /// codecs the resampler is libwebp's, the one `cwebp -resize` uses; elsewhere
-    /// ``ImageResampler``, which filters the same way.
+    /// `ImageResampler` (internal), which filters the same way.
     ///
     /// ```swift
     /// let thumbnail = try photo.resized(ImageResize(width: 320))
