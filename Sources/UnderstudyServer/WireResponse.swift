@@ -16,8 +16,7 @@ import UnderstudySupport
 ///
 /// NIOHTTP1 parses every request; the response side is framed here because NIO's encoder
 /// would serialise the same headers anew for each response. Framing follows NIO's encoder:
-/// `Content-Length` wins over `Transfer-Encoding`,
-/// and 1xx, 204 and 304 carry neither.
+/// `Content-Length` wins over `Transfer-Encoding`, and 1xx, 204 and 304 carry neither.
 ///
 /// A class: immutable once framed, it is handed from the cache to the writer and kept there
 /// for each response, and as a struct of seven references each of those copies would retain
