@@ -9,9 +9,8 @@
 /// first acceptable stub or until nothing in it can beat the best found so far.
 ///
 /// Each level keeps its "any" bucket apart from the pinned ones, and a level with no pinned
-/// value is not looked up: 1,000 stubs pinning only their paths cost a request one hash lookup
-/// (its path), where looking up `nil` and the absent host and extension keys cost six
-/// (callgrind: 3,400 of a request's 53,500 instructions).
+/// value is not looked up: stubs pinning only their paths cost a request one hash lookup (its
+/// path), not six (with `nil` and the absent host and extension keys).
 struct StubIndex {
     typealias PathBuckets = Level<[StubEntry]>
     typealias ExtensionBuckets = Level<PathBuckets>
@@ -82,7 +81,7 @@ struct StubIndex {
     func first(for request: StubRequest, where accept: (StubEntry) -> Bool) -> StubEntry? {
         var best: StubEntry?
         // Unrolled (this extension, then any; this path, then any) rather than looping over
-        // two-element arrays: those were allocated for every bucket of every request.
+        // two-element arrays, which would be allocated for every bucket of every request.
         func scan(_ list: [StubEntry]?) {
             guard let list else { return }
             for entry in list {

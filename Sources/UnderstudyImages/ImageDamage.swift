@@ -1,7 +1,7 @@
 import Foundation
 
-/// A deliberate defect in encoded image bytes, for testing how clients fail (SPEC sections 12
-/// and 15). Applied after encoding; the response's Content-Type stays the format intended.
+/// A deliberate defect in encoded image bytes, for testing how clients fail. Applied after
+/// encoding; the response's Content-Type stays the format intended.
 ///
 /// What each kind does to AVIF and HEIC (ISOBMFF boxes) and to GIF (blocks), each checked
 /// against a real decoder (avifdec, heif-convert, Pillow or giflib) by the tests:

@@ -1,4 +1,4 @@
-/// The format an image response is served in (SPEC sections 2 and 12).
+/// The format an image response is served in.
 ///
 /// `.png`, `.webp(quality:)`, `.webpLossless`, `.jpeg(quality:)`, `.jpegProgressive(quality:)`,
 /// `.avif(quality:speed:)`, `.heic(quality:)` and `.gif` name an encoding (see ``transcodeTarget``); `.original` serves the source bytes as they are,

@@ -1,4 +1,4 @@
-/// How to resize an image, as image CDNs do from `?w=` and `?h=` (SPEC section 12).
+/// How to resize an image, as image CDNs do from `?w=` and `?h=`.
 ///
 /// With one side alone the other follows the aspect ratio, whatever the fit. With both:
 /// `contain` scales to fit inside the box (aspect kept, so one side may come out shorter),

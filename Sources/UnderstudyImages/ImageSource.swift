@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where an image comes from (SPEC section 2).
+/// Where an image comes from.
 ///
 /// ```swift
 /// .file(URL(fileURLWithPath: "Stubs/images/cat.webp"))

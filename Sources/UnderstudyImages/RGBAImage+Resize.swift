@@ -1,7 +1,7 @@
 import Foundation
 
 extension RGBAImage {
-    /// The image resized (SPEC section 12): area averaging when shrinking, so every source
+    /// The image resized: area averaging when shrinking, so every source
     /// pixel counts (no nearest-neighbour aliasing), bilinear when enlarging; on
     /// alpha-premultiplied values, so transparent pixels do not bleed their colour. With the C
     /// codecs the resampler is libwebp's, the one `cwebp -resize` uses; elsewhere

@@ -203,7 +203,7 @@ public final class StubServer: Sendable {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.maxMessagesPerRead, value: 16)
             // Nothing here waits on writability (pacing uses timers): with NIO's default 64 KiB
-            // mark, every 100 KB body sent two writability events through the pipeline.
+            // mark, every 100 KB body would send two writability events through the pipeline.
             .childChannelOption(.writeBufferWaterMark, value: .init(low: 1 << 20, high: 4 << 20))
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try initialize(channel) }

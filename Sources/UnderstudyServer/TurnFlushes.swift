@@ -5,9 +5,8 @@ internal import NIOCore
 /// `epoll_wait` is woken once for them rather than once for each.
 ///
 /// Waking the client's thread is the costliest part of a small response's `write(2)` on a
-/// machine where that takes an interrupt between CPUs (perf: 8 to 12% of the server's CPU on the
-/// 1,000-URL rows). nginx pays it for every response; batching the flushes pays it about once
-/// per turn for each client thread.
+/// machine where that takes an interrupt between CPUs: batching the flushes pays it about once
+/// per turn for each client thread instead of once per response.
 ///
 /// SwiftNIO runs the tasks queued during a turn before it waits for the next, so a response
 /// waits at most for the rest of its turn's reads. A connection whose input may have ended

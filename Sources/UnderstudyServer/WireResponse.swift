@@ -1,7 +1,7 @@
 import Foundation
 // The SPI gives a buffer exactly the bytes it holds (`ByteBuffer(takingOwnershipOf:)`): NIO's own
-// allocations round up to a power of two, and a rendering of 4.7 KB kept for the server's life
-// took 8 KB.
+// allocations round up to a power of two, so a rendering of 4.7 KB kept for the server's life
+// would take 8 KB.
 @_spi(CustomByteBufferAllocator) internal import NIOCore
 internal import NIOHTTP1
 import Understudy
@@ -14,14 +14,13 @@ import UnderstudySupport
 /// the same file twice copies nothing, and the usual head (HTTP/1.1, keep-alive) is written
 /// as it is, so answering a canned stub encodes nothing per request.
 ///
-/// NIOHTTP1 still parses every request; the response side is framed here because NIO's
-/// encoder re-serialised the same headers for each response, a fifth of the time a canned
-/// answer took. Framing follows NIO's encoder: `Content-Length` wins over `Transfer-Encoding`,
-/// and 1xx, 204 and 304 carry neither.
+/// NIOHTTP1 parses every request; the response side is framed here because NIO's encoder
+/// would serialise the same headers anew for each response. Framing follows NIO's encoder:
+/// `Content-Length` wins over `Transfer-Encoding`, and 1xx, 204 and 304 carry neither.
 ///
 /// A class: immutable once framed, it is handed from the cache to the writer and kept there
-/// for each response, and as a struct of seven references each of those copies retained and
-/// released every one (1,900 of the 51,000 instructions of a request for one of 1,000 URLs).
+/// for each response, and as a struct of seven references each of those copies would retain
+/// and release every one.
 final class WireResponse: Sendable {
     /// Why a response cannot go on the wire as given.
     struct InvalidHeader: Error, Sendable {
@@ -53,7 +52,7 @@ final class WireResponse: Sendable {
     /// - Throws: ``InvalidHeader`` naming a header that cannot be sent (not a token, or a value
     ///   with CR, LF or NUL), which would otherwise split the response.
     init(_ prepared: PreparedResponse, allocator: ByteBufferAllocator, file: OpenFile? = nil) throws(InvalidHeader) {
-        let hasNoBody = prepared.status == 204 || prepared.status == 304 || (100...199).contains(prepared.status)
+        let hasNoBody = PreparedResponse.hasNoBody(status: prepared.status)
         let hasLength = prepared.headers["Content-Length"] != nil
         var fields = allocator.buffer(capacity: 256)
         var connection: String?
@@ -201,16 +200,16 @@ final class OpenFile: Sendable {
 }
 
 /// The ``WireResponse``s of one event loop, by rendering: touched only on that loop, so
-/// looking one up takes no lock (with a shared cache, two loops took turns on one).
+/// looking one up takes no lock (with a shared cache, the loops would take turns on one).
 ///
 /// A rendering's bytes are made once for the whole server, not once per loop: a loop that has
 /// not sent a rendering yet takes it from the ``SharedWireResponses`` (one lock, once per
 /// rendering and loop) and keeps it; `ByteBuffer`s are copy-on-write and only read once made,
-/// so every loop sends the same storage. Each loop framing its own copy held 1,000 file stubs
-/// of 4 KB twice on a two-loop server.
+/// so every loop sends the same storage, where each loop framing its own copy would hold
+/// every rendering once per loop.
 ///
 /// A large body read from a file is sent from the file itself with `sendfile(2)`, as nginx
-/// does: copying 100 KB into the socket was a quarter of the CPU such a response took. Files
+/// does: copying it into the socket would be a large share of such a response's CPU. Files
 /// are kept open for at most ``maxOpenFiles`` renderings per loop; beyond that, and for small
 /// bodies, the bytes are copied. A ``BoundedCache`` of ``maxEntries`` renderings: renderings are
 /// replaced when files change, and the least recently sent go first (their files close once

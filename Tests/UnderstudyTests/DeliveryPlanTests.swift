@@ -18,6 +18,17 @@ final class DeliveryPlanTests: XCTestCase {
         XCTAssertEqual(plan(PreparedResponse(status: 204, body: Data(count: 10))), [.sendHead, .end(close: false)])
     }
 
+    func testOnly1xx204And304HaveNoBody() {
+        for status in [100, 101, 103, 199, 204, 304] {
+            XCTAssertTrue(PreparedResponse.hasNoBody(status: status), "\(status)")
+            XCTAssertEqual(plan(PreparedResponse(status: status, body: Data(count: 10))), [.sendHead, .end(close: false)], "\(status)")
+        }
+        for status in [200, 201, 205, 206, 299, 302, 303, 305, 404, 500] {
+            XCTAssertFalse(PreparedResponse.hasNoBody(status: status), "\(status)")
+            XCTAssertEqual(plan(PreparedResponse(status: status, body: Data(count: 10))), [.sendHead, .sendBody(0..<10), .end(close: false)], "\(status)")
+        }
+    }
+
     func testDelayComesFirstAndAlsoDelaysAFault() {
         XCTAssertEqual(plan(PreparedResponse(status: 200, delay: .milliseconds(250))), [.wait(.milliseconds(250)), .sendHead, .end(close: false)])
         XCTAssertEqual(plan(PreparedResponse(status: 200, delay: .seconds(1), fault: .connectionReset)), [.wait(.seconds(1)), .fail(.connectionReset)])

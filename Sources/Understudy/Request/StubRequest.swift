@@ -5,11 +5,11 @@ import Foundation
 /// Both transports build one: the URL protocol from a `URLRequest`, the server from the wire.
 public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
     /// The fields, in one shared box: a request is handed along the whole server path (the
-    /// handlers, the responder, the delivery, the journal), and copying a dozen strings' worth
-    /// of references at every step cost more than parsing it.
+    /// handlers, the responder, the delivery, the journal), and every step then copies one
+    /// reference rather than a dozen strings' worth of them.
     private final class Storage: Sendable {
         let method: String
-        /// The URL's text as given, or its parts (``URLParts``), joined only when asked for.
+        /// The URL's text as given, or the parts it is made of, joined only when asked for.
         let url: URLText
         let headers: HeaderFields
         let body: Data?
@@ -44,9 +44,9 @@ public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A URL's text, or the parts of an origin-form request's URL: the server builds a request
-    /// for every one it answers, and joining `scheme://authority/target` into a new string cost
-    /// 1,000 of its instructions, for a text only a URL matcher, a journal entry without an
-    /// origin-form target or a test asks for.
+    /// for every one it answers, and joining `scheme://authority/target` into a new string is
+    /// left for when a URL matcher, a journal entry without an origin-form target or a test
+    /// asks for the text, which most requests never do.
     private enum URLText: Sendable {
         case whole(String)
         case parts(scheme: String, authority: String, target: String)
@@ -253,7 +253,7 @@ public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `text` with its percent-escapes decoded; looked for only when the scan saw a `%` in the
-    /// target (`escaped`): searching a substring's UTF-8 view again took 550 instructions.
+    /// target (`escaped`), so a target without one is not searched a second time.
     private static func decoded(_ text: Substring, escaped: Bool) -> String? {
         guard escaped, text.utf8.contains(UInt8(ascii: "%")) else { return String(text) }
         return String(text).removingPercentEncoding

@@ -33,8 +33,8 @@ package struct DeliveryPlan: Sendable, Sequence, IteratorProtocol {
 
     /// The slice size at `bandwidth`: a tenth of a second's bytes (at most 16 KB) for a stub's
     /// own `bandwidth`; for a network profile's rate, 16 KB (at most a second's bytes), which
-    /// holds the rate as well with a third of the timers and writes (100 slow-3g clients, debug
-    /// build: 7.8 instead of 20.3 ms of server CPU per delivered MB).
+    /// holds the rate as well with fewer timers and writes (a third of them at slow-3g's rate),
+    /// where they count most: a profile is what a server gives many slow clients at once.
     package static func sliceSize(at bandwidth: Bandwidth, ofProfile: Bool = false) -> Int {
         if ofProfile { return Swift.min(maximumSliceSize, Swift.max(1, bandwidth.bytesPerSecond)) }
         return Swift.min(maximumSliceSize, Swift.max(1, bandwidth.bytesPerSecond / 10))

@@ -181,6 +181,13 @@ package struct PreparedResponse: Sendable {
 
     /// The steps that deliver this response, for a request of `method`.
     package func deliveryPlan(method: String) -> DeliveryPlan {
-        DeliveryPlan(response: self, sendsBody: method != "HEAD" && !(100...199).contains(status) && status != 204 && status != 304)
+        DeliveryPlan(response: self, sendsBody: method != "HEAD" && !Self.hasNoBody(status: status))
+    }
+
+    /// Whether a response of `status` has no body, and so no `Content-Length` or
+    /// `Transfer-Encoding` either: 1xx, 204 and 304 (RFC 9110 6.4.1, 8.6). The one statement of
+    /// the rule, which every transport's framing and every delivery plan follow.
+    package static func hasNoBody(status: Int) -> Bool {
+        status == 204 || status == 304 || (100...199).contains(status)
     }
 }

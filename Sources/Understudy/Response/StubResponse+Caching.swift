@@ -3,7 +3,7 @@ import Foundation
 extension StubResponse {
     // MARK: - Modifiers
 
-    /// The same response with these validators and `Cache-Control` (SPEC 11 `cache:`).
+    /// The same response with these validators and `Cache-Control` (a stub file's `cache:`).
     ///
     /// ```swift
     /// .file(photo).cache(CachePolicy(control: "no-cache"))   // always revalidated, answered 304

@@ -26,7 +26,7 @@ struct ImageAnswer: Sendable {
     }
 }
 
-/// What an image response does besides choosing a format: resizing and damage (SPEC 12).
+/// What an image response does besides choosing a format: resizing and damage.
 struct ImageOptions: Sendable {
     var resize: StubResponse.Resize?
     var damage: ImageDamage?
@@ -39,9 +39,9 @@ extension StubResponse {
     static let negotiatedJPEGQuality = 85
     /// The WebP quality `.negotiated` and `.original` use when they must encode a lossy source.
     static let negotiatedWebPQuality = 80
-    /// The AVIF and HEIC quality `.negotiated` and `.original` use (SPEC 15's default).
+    /// The AVIF and HEIC quality `.negotiated` and `.original` use (the stub files' default).
     static let negotiatedAVIFQuality = 60
-    /// The AVIF encoder speed `.negotiated` and `.original` use (SPEC 15's default).
+    /// The AVIF encoder speed `.negotiated` and `.original` use (the stub files' default).
     static let negotiatedAVIFSpeed = 8
 
     /// The bytes of `source` in `format` for `request`, or a 406 answer.

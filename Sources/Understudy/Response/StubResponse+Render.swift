@@ -175,8 +175,8 @@ extension StubResponse {
         var headers = base
         if !infersContentType { headers.remove("Content-Type") }
         headers.merge(self.headers)
-        // 1xx, 204 and 304 carry no body and no length (RFC 9110 8.6), on every transport.
-        if headers["Content-Length"] == nil, status >= 200, status != 204, status != 304 {
+        // A length only on a final status (200 and up) with a body, on every transport.
+        if headers["Content-Length"] == nil, status >= 200, !PreparedResponse.hasNoBody(status: status) {
             headers["Content-Length"] = String(body.count)
         }
         if let stubName {
@@ -186,7 +186,7 @@ extension StubResponse {
             status: status,
             headers: headers,
             body: body,
-            // A stub's own delay and bandwidth win over its profile (SPEC 16).
+            // A stub's own delay and bandwidth win over its profile: they are what it asked for.
             delay: delay?.sample() ?? network?.latency ?? .zero,
             bandwidth: bandwidth ?? network?.rate,
             truncateAfter: truncateAfter,

@@ -2,7 +2,7 @@ import Foundation
 import UnderstudyImages
 
 extension StubResponse {
-    /// How an image response is resized, as image CDNs do (SPEC section 12): fixed sizes, or
+    /// How an image response is resized, as image CDNs do: fixed sizes, or
     /// sizes taken from the request's query.
     ///
     /// ```swift

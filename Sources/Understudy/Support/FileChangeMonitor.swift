@@ -11,7 +11,7 @@ import Glibc
 ///
 /// A stub server answers the same file thousands of times a second and must still serve an
 /// edited file at once. Checking its stamp (size, modification time, inode) costs a `stat(2)`
-/// each time, a walk of the whole path that took a tenth of the CPU a canned answer needed.
+/// each time, a walk of the whole path, costly beside the rest of a canned answer.
 /// inotify instead queues an event during the very write, rename or delete that changes a
 /// file, before that call returns, so one `poll(2)` of the queue (no path walk) tells whether
 /// the stamp needs looking at again: answers stay as fresh as with a `stat` each time (on a

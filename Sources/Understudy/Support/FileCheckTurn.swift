@@ -4,8 +4,8 @@ import Foundation
 /// turn (one wake-up from its wait for sockets).
 ///
 /// Every answer from a `file` stub asks whether files changed since its rendering was kept: on
-/// Linux a `poll(2)` of an inotify queue each time, 2.4% of the server's CPU on a client asking
-/// for 1,000 different files, where a loop reads 10 to 60 requests a turn. The server keeps one
+/// Linux a `poll(2)` of an inotify queue each time, a system call per request where a busy
+/// loop reads many requests in one turn and one would do for them all. The server keeps one
 /// of these per event loop and runs each read's request work in ``sharing(_:)``: the first look
 /// of the turn is kept for the rest, until the loop calls ``end()`` from a task queued for once
 /// the turn's work is done, before it waits again.

@@ -138,7 +138,7 @@ final class DeliveryDriver {
 
     /// A body slice's `deadline` rounded up to a grid of 4 ms (of half the wait, for waits under
     /// 8 ms), so the timers of many paced bodies fall due together and the loop wakes once for them all
-    /// instead of once each (500 slow-3g clients: a wake-up, with its system calls, per slice).
+    /// instead of once each (a wake-up, with its system calls, per slice).
     /// The next wait counts from the exact deadline, so the rate stays exact; two slices of one
     /// body still never share a wake-up.
     static func coalesced(_ deadline: NIODeadline, span: Duration) -> NIODeadline {

@@ -3,13 +3,11 @@ internal import NIOCore
 /// The wake-ups of one event loop's paced body slices (a network profile's rate, a stub's
 /// `bandwidth`, the intervals of a body in pieces). Every slice due at one instant of the grid
 /// (``DeliveryDriver/coalesced(_:span:)``) waits on that instant, and the loop holds one timer,
-/// for the earliest instant: 500 slow clients cost one timer at a time instead of one per slice.
+/// for the earliest instant: hundreds of slow clients cost one timer at a time, not one per slice.
 ///
 /// The loop's own timers are tasks in a heap, each with a promise, and every heap move copies a
-/// task (retains, releases, value witnesses): with a timer per slice, the heap cost more than
-/// the write it woke. Callgrind, 100 clients on `slow-3g` (16 KB slices): 37,000 instructions
-/// per slice with a loop timer each, NIO's heap the largest part; see the note on issue 28 for
-/// the figures with this clock.
+/// task (retains, releases, value witnesses): with a timer per slice, the heap would cost more
+/// than the write it wakes.
 ///
 /// Used only on ``eventLoop``; one per loop (see ``ServerShared/resources(for:)``).
 final class PacingClock {

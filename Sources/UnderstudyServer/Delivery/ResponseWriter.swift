@@ -1,8 +1,9 @@
 internal import NIOCore
 import Understudy
 
-/// Where a ``DeliveryDriver`` carries out a delivery plan: an HTTP/1.1 connection today, an
-/// HTTP/2 stream tomorrow. Every call is made on ``eventLoop``.
+/// Where a ``DeliveryDriver`` carries out a delivery plan: an HTTP/1.1 connection
+/// (``HTTP1ResponseWriter``) or an HTTP/2 stream (``HTTP2ResponseWriter``). Every call is made
+/// on ``eventLoop``.
 protocol ResponseWriter: AnyObject {
     /// The loop the writer lives on; the driver's timers run there.
     var eventLoop: any EventLoop { get }

@@ -41,8 +41,7 @@ final class HTTP2Connection: ChannelInboundHandler {
     let allocator = ByteBufferAllocator()
     var repeatable: Repeatable?
     /// When ``repeatable`` is kept: a client going through many URLs would otherwise pay for
-    /// keeping one and comparing the next HEADERS block with it on every stream (1.4% of the
-    /// server's CPU on an h2 client asking for 1,000 different images).
+    /// keeping one and comparing the next HEADERS block with it on every stream.
     var repeatBackoff = RepeatBackoff()
 
     /// This handler's context: frames written here go through NIO's HTTP/2 handler.
@@ -212,8 +211,8 @@ final class HTTP2Connection: ChannelInboundHandler {
     ///
     /// One timer at a time, as on HTTP/1.1: a stream opening does not cancel it, and when it
     /// fires it looks at how long the connection has been idle. A client whose streams all end
-    /// now and then (h2load -m10, a page's batch of images) otherwise scheduled and cancelled a
-    /// timer for each batch (1% of the server's CPU).
+    /// now and then (a page's batch of images, a load generator's `-m10`) would otherwise
+    /// schedule and cancel a timer for each batch.
     private func awaitStreams() {
         idleSince = eventLoop.now
         if idleTimer == nil { scheduleIdleTimer(at: eventLoop.now + idleTimeout) }

@@ -2,7 +2,7 @@ import Foundation
 internal import NIOHTTP2
 import Understudy
 
-/// What a fault does on HTTP/2, socket-free (SPEC section 10): most act on their own stream
+/// What a fault does on HTTP/2, socket-free: most act on their own stream
 /// and leave the connection's other streams alone; `random-data-then-close` and `goaway` act
 /// on the connection.
 enum HTTP2FaultAction: Equatable {

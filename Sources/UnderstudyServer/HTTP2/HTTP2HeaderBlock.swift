@@ -12,12 +12,11 @@ import UnderstudySupport
 ///
 /// The fields whose values differ from one response to the next (``perResponse``: `ETag`,
 /// `Last-Modified`, `Content-Length`, `Date`, `X-Understudy-Stub`, ...) go as literals the HPACK encoder does not
-/// add to its dynamic table: indexed, each stub's pair pushed out the stable fields (a
-/// `Content-Type` sent on every response) and the encoder scanned a table that was always
-/// full, 19% of the instructions of an h2 client asking for 1,000 different images. A
-/// rendering sent again right after itself is sent with everything indexable (see
+/// add to its dynamic table: indexed, each stub's pair would push out the stable fields (a
+/// `Content-Type` sent on every response) and the encoder would scan a table that is always
+/// full. A rendering sent again right after itself is sent with everything indexable (see
 /// `HTTP2Connection.headerBlock(for:)`): a client repeating one URL gets one-byte indexes,
-/// not the values Huffman-coded anew on every response (14% more instructions per request).
+/// not the values Huffman-coded anew on every response.
 enum HTTP2HeaderBlock {
     /// Fields sent without indexing (their values seldom repeat across responses).
     static let perResponse: Set<String> = [
@@ -31,19 +30,12 @@ enum HTTP2HeaderBlock {
     /// The HEADERS block of a response; with `indexingEverything`, the ``perResponse`` fields
     /// are indexable too.
     static func response(status: Int, headers: HeaderFields, indexingEverything: Bool = false) -> HPACKHeaders {
-        let hasNoBody = status == 204 || status == 304 || (100...199).contains(status)
-        var dropped = connectionSpecific
-        for value in headers.values(for: "Connection") {
-            for name in value.split(separator: ",") {
-                dropped.insert(name.trimmingCharacters(in: .whitespaces).lowercased())
-            }
-        }
+        let hasNoBody = PreparedResponse.hasNoBody(status: status)
         var block = HPACKHeaders()
         block.reserveCapacity(headers.count + 1)
         block.add(name: ":status", value: String(status))
-        for field in headers {
-            let name = field.name.lowercased()
-            if dropped.contains(name) || (hasNoBody && name == "content-length") { continue }
+        headers.forEachEndToEnd(hopByHop: connectionSpecific) { name, field in
+            if hasNoBody && name == "content-length" { return }
             block.add(name: name, value: field.value, indexing: !indexingEverything && perResponse.contains(name) ? .nonIndexable : .indexable)
         }
         return block
@@ -51,10 +43,9 @@ enum HTTP2HeaderBlock {
 }
 
 /// The HEADERS blocks of one event loop, by rendering (``PreparedResponse/renderID``): touched
-/// only on that loop, shared by its connections. Each connection keeping its own 256 meant a
-/// client going through 1,000 images in turn had every block made anew (10,000 of an h2
-/// request's 163,000 instructions); one loop's set holds as many renderings as its
-/// ``WireResponseCache``.
+/// only on that loop, shared by its connections, and holding as many renderings as its
+/// ``WireResponseCache``. A cache per connection, of a few hundred blocks, would have a client
+/// that goes through more images than that, in turn, get every block made anew.
 final class HTTP2HeaderBlockCache {
     /// A rendering's block with its per-response fields not indexed, and (once it was sent
     /// twice in a row on a connection) the block with everything indexable.

@@ -5,15 +5,15 @@ internal import NIOCore
 ///
 /// - **Joining.** `NIOSSLHandler` makes a TLS record of every write: an HTTP/2 connection
 ///   answering ten streams at once writes about thirty frames (HEADERS, each DATA frame's
-///   header, its payload) before it flushes, and each became a record of its own, sealed apart
+///   header, its payload) before it flushes, and each would be a record of its own, sealed apart
 ///   and opened apart by the client. Joined, they go as one write and as few records as their
 ///   size needs, as nginx sends them (its `ssl_buffer_size`). Writes of ``passThroughSize`` or
 ///   more go as they are, after what was joined before them, so a large body is not copied.
 /// - **Pacing.** Encrypting makes a copy of every byte. A client that opens a large window
-///   (h2load's is 1 GB) let a connection encrypt all its streams' bodies at once, a megabyte of
-///   ciphertext per connection waiting for the socket. While the channel is not writable,
-///   flushed writes wait here as they are (slices of cached bodies, no copies) and go on, a
-///   write at a time, when it is writable again.
+///   (h2load's is 1 GB) would let a connection encrypt all its streams' bodies at once, a
+///   megabyte of ciphertext per connection waiting for the socket. While the channel is not
+///   writable, flushed writes wait here as they are (slices of cached bodies, no copies) and
+///   go on, a write at a time, when it is writable again.
 final class TLSWriteCoalescer: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
     typealias OutboundIn = ByteBuffer

@@ -9,7 +9,7 @@ import Foundation
 /// with (libaom on Debian). libavif 0.11 has no `quality` setting: the quality is mapped to a
 /// quantizer as libavif 1.x does (`(100 - q) * 63 / 100`, rounded), so both encode alike.
 enum AVIFCodec {
-    /// The quality stub files use when none is given (SPEC 15).
+    /// The quality stub files use when none is given.
     static let defaultQuality = 60
     /// The encoder speed stub files use when none is given: 0 slowest and best .. 10 fastest.
     static let defaultSpeed = 8

@@ -6,7 +6,7 @@ import Foundation
 /// Debian). Decoding gives the primary image (with its alpha image where there is one);
 /// encoding writes one primary image at a lossy quality, with alpha unless every pixel is opaque.
 enum HEIFCodec {
-    /// The quality stub files use when none is given (SPEC 15).
+    /// The quality stub files use when none is given.
     static let defaultQuality = 60
 
     /// libheif's one-time initialisation, run (thread-safely, by Swift's lazy static) before
@@ -64,7 +64,7 @@ enum HEIFCodec {
     /// libheif's own limit on the width and on the height of any image it allocates (it checks
     /// each side, not the area): at least 16,385 pixels, more when the pixel limit's square is
     /// wider, at most libheif's own 32,768. A backstop to the checks made before decoding: an
-    /// image at the limit costs at most 1 GB of RGBA, where libheif's default allowed 4 GB.
+    /// image at the limit costs at most 1 GB of RGBA, where libheif's default allows 4 GB.
     static func maximumSide(pixelLimit: Int) -> Int {
         min(32_768, max(16_385, Int(Double(pixelLimit).squareRoot()) + 1))
     }
@@ -76,10 +76,10 @@ enum HEIFCodec {
     /// Refuses, before libheif sees it, a file in which decoding an image would lead back to
     /// it (a grid among its own tiles, or an alpha image made from the image it belongs to) or
     /// through a chain of more than ``maximumDerivationDepth`` derived images, or whose item
-    /// references are malformed (read leniently, they made such cycles too). libheif 1.15
+    /// references are malformed (read leniently, they make such cycles too). libheif 1.15
     /// follows those references recursively, each tile of a grid on a thread of its own, and does
-    /// not look for cycles: such a file (found by `make fuzz`) started threads until memory ran
-    /// out, past 2 GB, and with decoding threads off, overflowed the stack.
+    /// not look for cycles: such a file (`make fuzz` finds them) starts threads until memory runs
+    /// out or, with decoding threads off, overflows the stack.
     static func checkDerivedImages(_ data: Data) throws {
         let inputs: [Int: [Int]], auxiliaries: [Int: [Int]]
         do {

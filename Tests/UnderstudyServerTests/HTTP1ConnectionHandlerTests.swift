@@ -5,9 +5,10 @@ import Understudy
 @testable import UnderstudyServer
 import XCTest
 
-/// The request-head timeout, the parse-error answers and pipelining of the HTTP/1.1 handlers on an
-/// `EmbeddedChannel` whose clock the test moves: no sockets, no real time.
-final class RequestGuardHandlerTests: XCTestCase {
+/// ``HTTP1ConnectionHandler``'s manners, with the HTTP/1.1 handlers around it on an
+/// `EmbeddedChannel` whose clock the test moves: the head and body timeouts, the refusals and
+/// their answers, pipelining in order. No sockets, no real time.
+final class HTTP1ConnectionHandlerTests: XCTestCase {
     private func makeChannel(_ stubs: StubRegistry = StubRegistry()) throws -> EmbeddedChannel {
         let shared = ServerShared(registry: stubs, configuration: .init(requestHeadTimeout: .seconds(2), maxHeaderCount: 256))
         let channel = EmbeddedChannel()

@@ -6,9 +6,10 @@ import Understudy
 @testable import UnderstudyServer
 import XCTest
 
-/// The handler on a test channel whose clock the test moves: delays and pacing without sockets
-/// or real time.
-final class StubHTTPHandlerTests: XCTestCase {
+/// ``StubRequestHandler`` behind the other HTTP/1.1 handlers on a test channel whose clock the
+/// test moves: delays, pacing and a refused body without sockets or real time; and the wire
+/// actions each fault is carried out with.
+final class StubRequestHandlerTests: XCTestCase {
     private func makeChannel(_ stubs: StubRegistry) async throws -> NIOAsyncTestingChannel {
         let shared = ServerShared(registry: stubs, configuration: .init(maxBodySize: 100))
         let channel = NIOAsyncTestingChannel()
