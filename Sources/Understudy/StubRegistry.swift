@@ -31,9 +31,14 @@ public final class StubRegistry: Sendable {
         var sources: [StubSource] = []
         /// Bad certificates on purpose, per host (StubRegistry+TLS.swift).
         var tlsRules: [TLSRule] = []
+        /// Each scenario's state, once it left ``Scenario/startedState`` (StubRegistry+Scenarios.swift).
+        var scenarioStates: [String: String] = [:]
     }
 
     let state = LockedState(State())
+    /// A delay added before every response (WireMock's global `fixedDelay`); read apart from
+    /// the stubs' lock, once per answer.
+    let globalDelayState = LockedState<Duration>(.zero)
     /// The gates paused bodies wait at, by name (see ``gate(_:)``).
     let gateTable = LockedState<[String: Gate]>([:])
 
@@ -186,10 +191,15 @@ public final class StubRegistry: Sendable {
             if state.index == nil {
                 state.index = StubIndex(entries: state.entries.values)
             }
+            let scenarioStates = state.scenarioStates
             guard let entry = state.index!.first(for: request, where: { entry in
-                !entry.isExhausted && entry.passesPrefilter(request) && entry.matcher.matches(request)
+                !entry.isExhausted && entry.passesPrefilter(request) && entry.scenarioAllows(scenarioStates)
+                    && entry.matcher.matches(request)
             }) else { return nil }
             entry.uses += 1
+            if let scenario = entry.stub.scenario, let newState = scenario.newState {
+                state.scenarioStates[scenario.name] = newState
+            }
             let answer: Stub.Answer
             if case .sequence(let responses) = entry.stub.answer {
                 answer = .response(responses[min(entry.uses - 1, responses.count - 1)])
@@ -275,26 +285,33 @@ public final class StubRegistry: Sendable {
         }
     }
 
-    /// The stubs nearest to matching `request`: ranked by the share of their matcher's parts
-    /// that matched, the more specific stub first on ties, then by precedence.
+    /// The stubs nearest to matching `request`, nearest first: ranked by distance as WireMock
+    /// ranks them (``RequestMatcher/distance(to:)``: how close the URL, method and other parts
+    /// are, not only how many matched), then by precedence. A stub whose scenario is in another
+    /// state, or which is used up, is a near miss too.
     public func nearMisses(for request: StubRequest, limit: Int = 3) -> [NearMiss] {
-        let entries = state.withLock { Array($0.entries.values) }
+        let (entries, scenarioStates) = state.withLock { (Array($0.entries.values), $0.scenarioStates) }
         let scored: [(entry: StubEntry, miss: NearMiss)] = entries.compactMap { entry in
             let parts = entry.stub.matcher.parts
-            let mismatches = parts.compactMap { $0.mismatch(for: request) }
+            var mismatches = parts.compactMap { $0.mismatch(for: request) }
+            var distance = entry.stub.matcher.distance(to: request)
+            if !entry.scenarioAllows(scenarioStates), let scenario = entry.stub.scenario {
+                mismatches.append(Mismatch(
+                    expected: "scenario \(scenario.name) is in state \(scenario.requiredState ?? "")",
+                    actual: scenarioStates[scenario.name] ?? Scenario.startedState
+                ))
+                // WireMock counts the scenario state as one more part of weight 1.
+                distance = (distance * Double(max(parts.count, 1)) + 1) / Double(max(parts.count, 1) + 1)
+            }
             if mismatches.isEmpty && !state.withLock({ _ in entry.isExhausted }) { return nil }
             let miss = NearMiss(
                 stubName: entry.stub.name, matchedParts: parts.count - mismatches.count,
-                totalParts: parts.count, mismatches: mismatches
+                totalParts: parts.count, mismatches: mismatches, distance: distance
             )
             return (entry, miss)
         }
         return scored.sorted { lhs, rhs in
-            let l = lhs.miss, r = rhs.miss
-            // Compare shares without division: l.matched / l.total vs r.matched / r.total.
-            let lShare = l.matchedParts * max(r.totalParts, 1), rShare = r.matchedParts * max(l.totalParts, 1)
-            if lShare != rShare { return lShare > rShare }
-            if l.totalParts != r.totalParts { return l.totalParts > r.totalParts }
+            if lhs.miss.distance != rhs.miss.distance { return lhs.miss.distance < rhs.miss.distance }
             return lhs.entry.precedes(rhs.entry)
         }.prefix(limit).map(\.miss)
     }

@@ -130,7 +130,7 @@ package struct AdminAPI: Sendable {
             try checkQuery(request, allowed: [])
             return try removeStub(named: name)
         case (.requests, "GET"):
-            try checkQuery(request, allowed: ["limit", "offset", "unmatched"])
+            try checkQuery(request, allowed: ["limit", "offset", "unmatched", "since"])
             return try listRequests(request)
         case (.requests, _):
             try checkQuery(request, allowed: [])
@@ -162,6 +162,81 @@ package struct AdminAPI: Sendable {
             return operateGate(named: name, action)
         case (.network, _):
             return try network(request, method: method)
+        default:
+            return try respondAsWireMock(to: request, at: endpoint, method: method)
+        }
+    }
+
+    /// WireMock's endpoints (AdminAPI+Mappings.swift, AdminAPI+WireMock.swift).
+    private func respondAsWireMock(to request: AdminRequest, at endpoint: Endpoint, method: String) throws -> AdminResponse {
+        switch (endpoint, method) {
+        case (.mappings, "GET"):
+            try checkQuery(request, allowed: ["limit", "offset"])
+            return try listMappings(request)
+        case (.mappings, "POST"):
+            try checkQuery(request, allowed: [])
+            return try createMapping(request)
+        case (.mappings, _):
+            try checkQuery(request, allowed: [])
+            return deleteAllMappings()
+        case (.mapping(let id), "GET"):
+            try checkQuery(request, allowed: [])
+            return try showMapping(id)
+        case (.mapping(let id), "PUT"):
+            try checkQuery(request, allowed: [])
+            return try updateMapping(id, request)
+        case (.mapping(let id), _):
+            try checkQuery(request, allowed: [])
+            return try deleteMapping(id)
+        case (.mappingsReset, _):
+            try checkQuery(request, allowed: [])
+            return try resetMappings()
+        case (.mappingsSave, _):
+            try checkQuery(request, allowed: [])
+            return try saveMappings()
+        case (.mappingsImport, _):
+            try checkQuery(request, allowed: [])
+            return try importMappings(request)
+        case (.request(let id), _):
+            try checkQuery(request, allowed: [])
+            return try showRequest(id)
+        case (.requestsReset, _):
+            try checkQuery(request, allowed: [])
+            registry.journal.clear()
+            return .json(200, [:] as JSONValue)
+        case (.requestsFind, _):
+            try checkQuery(request, allowed: [])
+            return try findRequests(request)
+        case (.requestsUnmatched, _):
+            try checkQuery(request, allowed: [])
+            return unmatchedRequests()
+        case (.requestsUnmatchedNearMisses, _):
+            try checkQuery(request, allowed: [])
+            return unmatchedNearMisses()
+        case (.nearMissesForRequest, _):
+            try checkQuery(request, allowed: [])
+            return try nearMissesForRequest(request)
+        case (.nearMissesForPattern, _):
+            try checkQuery(request, allowed: [])
+            return try nearMissesForPattern(request)
+        case (.scenarios, _):
+            try checkQuery(request, allowed: [])
+            return listScenarios()
+        case (.scenariosReset, _):
+            try checkQuery(request, allowed: [])
+            registry.resetScenarios()
+            return .json(200, [:] as JSONValue)
+        case (.scenarioState(let name), _):
+            try checkQuery(request, allowed: [])
+            return try setScenarioState(name, request)
+        case (.settings, "GET"):
+            try checkQuery(request, allowed: [])
+            return showSettings()
+        case (.settings, _):
+            try checkQuery(request, allowed: [])
+            return try updateSettings(request)
+        default:
+            throw AdminFailure(404, "no admin endpoint \(request.path)")
         }
     }
 

@@ -144,17 +144,30 @@ package enum AdminJSON {
         }
     }
 
-    /// `GET /__admin/requests`: `{"requests":[...],"total":12}`, oldest first.
+    /// `GET /__admin/requests`: WireMock's `{"requests":[...],"meta":{"total":12},"requestJournalDisabled":false}`,
+    /// newest first, with Understudy's `total` beside `meta.total`.
     package struct RequestList: Sendable, Hashable, Codable {
-        /// The page of entries asked for.
-        package var requests: [JournalEntry]
-        /// Entries that passed the filter, before `offset` and `limit`.
+        /// WireMock's `meta`.
+        package struct Meta: Sendable, Hashable, Codable {
+            /// Entries that passed the filters, before `limit`.
+            package var total: Int
+        }
+
+        /// The page of entries asked for, newest first.
+        package var requests: [ServeEvent]
+        /// Entries that passed the filters (`unmatched`, `offset`, `since`), before `limit`.
         package var total: Int
+        /// WireMock's copy of ``total``.
+        package var meta: Meta
+        /// Always `false`: the journal is on (`--no-request-journal` keeps no entries instead).
+        package var requestJournalDisabled: Bool
 
         /// Creates a page.
-        package init(requests: [JournalEntry], total: Int) {
+        package init(requests: [ServeEvent], total: Int, requestJournalDisabled: Bool = false) {
             self.requests = requests
             self.total = total
+            self.meta = Meta(total: total)
+            self.requestJournalDisabled = requestJournalDisabled
         }
     }
 
