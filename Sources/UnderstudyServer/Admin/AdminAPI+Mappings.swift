@@ -13,7 +13,7 @@ extension AdminAPI {
     /// under `metadata.understudy`.
     func mappingJSON(of stub: Stub, uses: [String: Int]) -> JSONValue {
         if let mapping = stub.wireMock { return mapping.json }
-        return [
+        var json: [String: JSONValue] = [
             "id": .string(stub.wireMockID.uuidString.lowercased()),
             "name": .string(stub.name),
             "metadata": ["understudy": [
@@ -21,6 +21,12 @@ extension AdminAPI {
                 "uses": .number(Double(uses[stub.name] ?? 0)),
             ]],
         ]
+        if let scenario = stub.scenario {
+            json["scenarioName"] = .string(scenario.name)
+            json["requiredScenarioState"] = scenario.requiredState.map(JSONValue.string)
+            json["newScenarioState"] = scenario.newState.map(JSONValue.string)
+        }
+        return .object(json)
     }
 
     /// `GET /__admin/mappings`: `{"mappings": [...], "meta": {"total": N}}`, precedence order.

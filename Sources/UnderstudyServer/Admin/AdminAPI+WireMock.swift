@@ -20,10 +20,9 @@ extension AdminAPI {
         }
         let journal = registry.journal
         var entries = unmatchedOnly ? journal.unmatched : journal.interactions
-        entries = Array(entries.dropFirst(offset))
         if let since { entries = entries.filter { $0.startTime > since } }
         let total = entries.count
-        let page = entries.reversed().prefix(limit ?? Int.max)
+        let page = entries.dropFirst(offset).reversed().prefix(limit ?? Int.max)
         return .json(200, AdminJSON.RequestList(requests: events(Array(page)), total: total))
     }
 

@@ -155,7 +155,7 @@ package enum AdminJSON {
 
         /// The page of entries asked for, newest first.
         package var requests: [ServeEvent]
-        /// Entries that passed the filters (`unmatched`, `offset`, `since`), before `limit`.
+        /// Entries that passed the filters (`unmatched`, `since`), before `offset` and `limit`.
         package var total: Int
         /// WireMock's copy of ``total``.
         package var meta: Meta

@@ -133,6 +133,7 @@ extension DashboardAssets {
                 unmatchedSeen = unmatchedNow;
               }
               await renderGates();
+              await renderScenarios();
               await renderNetwork();
               renders += 1;
               document.body.dataset.renders = String(renders);
@@ -145,11 +146,17 @@ extension DashboardAssets {
           }
         }
 
-        // The newest 300 entries: the total first, then the page that ends with it.
+        // The newest 300 entries, oldest first: the total, then the page that ends with it
+        // (GET /__admin/requests answers in WireMock's shape, newest first; each entry's
+        // Understudy number is `sequence` and its full URL `request.absoluteUrl`).
         async function journalPage() {
           const head = await json("/__admin/requests?limit=0");
           const offset = Math.max(0, head.total - 300);
-          return json("/__admin/requests?offset=" + offset);
+          const page = await json("/__admin/requests?offset=" + offset);
+          page.requests = page.requests.reverse().map((entry) => Object.assign({}, entry, {
+            id: entry.sequence, request: Object.assign({}, entry.request, { url: entry.request.absoluteUrl }),
+          }));
+          return page;
         }
 
         function renderStubs(stubs) {
@@ -287,6 +294,28 @@ extension DashboardAssets {
               box.append(misses);
             }
             list.append(box);
+          }
+        }
+
+        // Each scenario's state now, with the states its stubs know.
+        async function renderScenarios() {
+          const list = $("scenarios");
+          const scenarios = (await json("/__admin/scenarios")).scenarios || [];
+          list.replaceChildren();
+          if (scenarios.length === 0) {
+            list.append(element("p", "empty", "no scenarios"));
+            return;
+          }
+          for (const scenario of scenarios) {
+            const line = element("div", "scenario");
+            line.dataset.name = scenario.name;
+            line.dataset.state = scenario.state;
+            line.append(
+              element("strong", null, scenario.name),
+              element("span", "state", scenario.state),
+              element("span", "empty", "(" + scenario.possibleStates.join(", ") + ")"),
+            );
+            list.append(line);
           }
         }
 
