@@ -2,9 +2,11 @@ import Foundation
 
 extension RequestMatcher {
     /// How far `request` is from matching, from 0 (it matches) to 1, as WireMock ranks near
-    /// misses: the URL's closeness weighs 10, the method 3, each other part (header, query,
-    /// body) 1, and a text compared for equality is as far as its normalised Levenshtein
-    /// distance (`/gone.png` is nearer `/gone.jpg` than `/elsewhere/photo.png` is).
+    /// misses: the URL's closeness weighs 10, the method 3 (a matcher without one matches any,
+    /// as WireMock's `ANY` does), each other part (header, query, body) 1; a header compared for
+    /// equality is as far as its normalised Levenshtein distance, and a path as the mean of its
+    /// directory's and its last segment's, so that `/gone.png` is nearer `/nothing-here.png`
+    /// than `/network/pieces/photo.png` is.
     public func distance(to request: StubRequest) -> Double {
         var url: [Double] = [], method: [Double] = [], others: [Double] = []
         for part in parts {
@@ -20,10 +22,8 @@ extension RequestMatcher {
             total += 10 * url.reduce(0, +) / Double(url.count)
             weights += 10
         }
-        if !method.isEmpty {
-            total += 3 * method.reduce(0, +) / Double(method.count)
-            weights += 3
-        }
+        total += method.isEmpty ? 0 : 3 * method.reduce(0, +) / Double(method.count)
+        weights += 3
         total += others.reduce(0, +)
         weights += Double(others.count)
         return weights == 0 ? 0 : total / weights
@@ -48,19 +48,30 @@ extension RequestMatcher.Node {
     func distance(to request: StubRequest) -> Double {
         guard !matches(request) else { return 0 }
         switch self {
-        case .path(let path): return Self.levenshtein(path, request.path)
+        case .path(let path): return Self.pathDistance(path, request.path)
         case .host(let pattern) where !pattern.isGlob: return Self.levenshtein(pattern.value, request.host)
         case .pathExtension(let ext): return Self.levenshtein(ext, request.pathExtension)
         case .pathPrefix(let prefix): return Self.levenshtein(prefix, String(request.path.prefix(prefix.count)))
         case .custom(let name, _) where name.hasPrefix("URL is "):
-            return Self.levenshtein(String(name.dropFirst("URL is ".count)), request.wireMockURL)
+            return Self.pathDistance(String(name.dropFirst("URL is ".count)), request.wireMockURL)
         case .custom(let name, _) where name.hasPrefix("URL path is "):
-            return Self.levenshtein(String(name.dropFirst("URL path is ".count)), request.wireMockPath)
+            return Self.pathDistance(String(name.dropFirst("URL path is ".count)), request.wireMockPath)
         case .header(let name, .equals(let expected)):
             guard let actual = request.headers.values(for: name).first else { return 1 }
             return Self.levenshtein(expected, actual)
         default: return 1
         }
+    }
+
+    /// The mean of the distances of the directories (up to the last `/`) and of what follows.
+    static func pathDistance(_ a: String, _ b: String) -> Double {
+        func split(_ path: String) -> (String, String) {
+            let beforeQuery = path.firstIndex(of: "?") ?? path.endIndex
+            guard let slash = path[..<beforeQuery].lastIndex(of: "/") else { return ("", path) }
+            return (String(path[...slash]), String(path[path.index(after: slash)...]))
+        }
+        let (aDirectory, aName) = split(a), (bDirectory, bName) = split(b)
+        return (levenshtein(aDirectory, bDirectory) + levenshtein(aName, bName)) / 2
     }
 
     /// The edit distance between `a` and `b` over their lengths' maximum, as WireMock's

@@ -75,6 +75,9 @@ struct ResponseTemplate: Sendable {
         }
         let words = try tokens(source)
         guard let head = words.first else { throw ParseError(message: "empty template expression '{{}}'; supported: \(helpers)") }
+        guard ["now", "randomValue"].contains(head) || head.hasPrefix("request.") || head.hasPrefix("'") || head.hasPrefix("\"") else {
+            throw ParseError(message: "unknown template helper '\(head)'; supported: \(helpers)")
+        }
         var arguments: [String: String] = [:]
         for word in words.dropFirst() {
             guard let equals = word.firstIndex(of: "=") else {
