@@ -532,7 +532,7 @@ final class AdminAPITests: XCTestCase {
             XCTAssertEqual(try text(response), """
                 {"error":"no admin endpoint \(path); expected one of /__admin/health, /__admin/stubs, /__admin/stubs/{name}, \
                 /__admin/requests, /__admin/requests/count, /__admin/requests.har, /__admin/near-misses, /__admin/reset, \
-                /__admin/ca.pem, /__admin/gates, /__admin/gates/{name}/release, /__admin/gates/{name}/close, /__admin/network, /__admin/mappings, /__admin/mappings/{id}, /__admin/mappings/reset, /__admin/mappings/save, /__admin/mappings/import, /__admin/requests/{id}, /__admin/requests/reset, /__admin/requests/find, /__admin/requests/unmatched, /__admin/requests/unmatched/near-misses, /__admin/near-misses/request, /__admin/near-misses/request-pattern, /__admin/scenarios, /__admin/scenarios/reset, /__admin/scenarios/{name}/state, /__admin/settings"}
+                /__admin/ca.pem, /__admin/gates, /__admin/gates/{name}/release, /__admin/gates/{name}/close, /__admin/network, /__admin/mappings, /__admin/mappings/{id}, /__admin/mappings/reset, /__admin/mappings/save, /__admin/mappings/import, /__admin/mappings/find-by-metadata, /__admin/mappings/remove-by-metadata, /__admin/requests/{id}, /__admin/requests/reset, /__admin/requests/find, /__admin/requests/unmatched, /__admin/requests/unmatched/near-misses, /__admin/near-misses/request, /__admin/near-misses/request-pattern, /__admin/scenarios, /__admin/scenarios/reset, /__admin/scenarios/{name}/state, /__admin/settings"}
                 """)
         }
         XCTAssertTrue(AdminAPI.isAdminPath("/__admin/health"))

@@ -54,6 +54,7 @@ final class WireMockPythonClientTests: XCTestCase {
             "reset_mappings: 201",
             "reset_request_journal: 0",
             "delete_all_mappings: 0 404",
+            "delete_mapping_by_metadata: found 2, then 404 200",
             "bad mapping: 400 request.urlPathPatern",
         ])
     }
@@ -156,6 +157,11 @@ Requests.reset_request_journal()
 print("reset_request_journal:", Requests.get_all_received_requests().meta.total)
 Mappings.delete_all_mappings()
 print("delete_all_mappings:", Mappings.retrieve_all_mappings().meta.total, requests.get(base + "/photos/cat").status_code)
+requests.post(base + "/__admin/mappings", json={"metadata": {"tag": "tmp"}, "request": {"url": "/tagged"}, "response": {"body": "t"}})
+requests.post(base + "/__admin/mappings", json={"metadata": {"tag": "keep"}, "request": {"url": "/kept"}, "response": {"body": "k"}})
+found = requests.post(base + "/__admin/mappings/find-by-metadata", json={"matchesJsonPath": "$.tag"}).json()["meta"]["total"]
+Mappings.delete_mapping_by_metadata({"matchesJsonPath": {"expression": "$.tag", "equalTo": "tmp"}})
+print("delete_mapping_by_metadata: found %d, then" % found, requests.get(base + "/tagged").status_code, requests.get(base + "/kept").status_code)
 try:
     Mappings.create_mapping(Mapping(request=MappingRequest(method="GET", url_path_pattern="/x"), response=MappingResponse(status=200)))
     bad = requests.post(base + "/__admin/mappings", json={"request": {"urlPathPatern": "/x"}, "response": {"status": 200}})

@@ -197,6 +197,12 @@ package struct AdminAPI: Sendable {
         case (.mappingsImport, _):
             try checkQuery(request, allowed: [])
             return try importMappings(request)
+        case (.mappingsFindByMetadata, _):
+            try checkQuery(request, allowed: [])
+            return try findMappings(byMetadata: request)
+        case (.mappingsRemoveByMetadata, _):
+            try checkQuery(request, allowed: [])
+            return try removeMappings(byMetadata: request)
         case (.request(let id), _):
             try checkQuery(request, allowed: [])
             return try showRequest(id)
