@@ -170,6 +170,8 @@ public final class StubRegistry: Sendable {
         package let answer: Stub.Answer
         /// Where a fixed answer's rendering is kept between uses.
         let renderCache: RenderCache?
+        /// Where this use left the stub's scenario, if it has one.
+        var scenarioStep: ScenarioStep? = nil
     }
 
     /// The name of the stub that answers `request`, counting the use: what the matching
@@ -197,8 +199,10 @@ public final class StubRegistry: Sendable {
                     && entry.matcher.matches(request)
             }) else { return nil }
             entry.uses += 1
-            if let scenario = entry.stub.scenario, let newState = scenario.newState {
-                state.scenarioStates[scenario.name] = newState
+            var step: ScenarioStep?
+            if let scenario = entry.stub.scenario {
+                if let newState = scenario.newState { state.scenarioStates[scenario.name] = newState }
+                step = ScenarioStep(name: scenario.name, state: state.scenarioStates[scenario.name] ?? Scenario.startedState)
             }
             let answer: Stub.Answer
             if case .sequence(let responses) = entry.stub.answer {
@@ -207,7 +211,7 @@ public final class StubRegistry: Sendable {
                 answer = entry.stub.answer
             }
             let version = state.index!.matchesByRequestAlone ? state.version : nil
-            return (Match(stubName: entry.stub.name, answer: answer, renderCache: entry.renderCache), entry, version)
+            return (Match(stubName: entry.stub.name, answer: answer, renderCache: entry.renderCache, scenarioStep: step), entry, version)
         }
     }
 
@@ -245,7 +249,7 @@ public final class StubRegistry: Sendable {
            case .response = entry.stub.answer {
             repeatable = RepeatableMatch(version: version, entry: entry, response: response, renderCache: renderCache)
         }
-        return .resolved(render(response, for: request, stubName: match.stubName, cache: match.renderCache))
+        return .resolved(render(response, for: request, stubName: match.stubName, cache: match.renderCache).stepping(match.scenarioStep))
     }
 
     /// Answers `request`, identical to the one `repeatable` came from, with the same stub, counting
@@ -358,9 +362,10 @@ public final class StubRegistry: Sendable {
             case .handler(let handler):
                 response = try await handler(request)
             }
-            return .response(try await response.render(for: request, stubName: match.stubName, context: context))
+            return Resolution.response(try await response.render(for: request, stubName: match.stubName, context: context))
+                .stepping(match.scenarioStep)
         } catch {
-            return failure(error, stubName: match.stubName)
+            return failure(error, stubName: match.stubName).stepping(match.scenarioStep)
         }
     }
 
@@ -369,5 +374,22 @@ public final class StubRegistry: Sendable {
         let status = (error as? RenderError)?.status ?? 500
         let message = (error as? RenderError)?.message ?? "stub \"\(stubName)\" failed: \(error)"
         return .failed(.text(status: status, message, stubName: stubName), message: message)
+    }
+}
+
+extension StubRegistry.Resolution {
+    /// The resolution with the scenario step its stub's use made, for the journal.
+    fileprivate func stepping(_ step: ScenarioStep?) -> Self {
+        guard let step else { return self }
+        switch self {
+        case .response(var prepared):
+            prepared.scenarioStep = step
+            return .response(prepared)
+        case .failed(var prepared, let message):
+            prepared.scenarioStep = step
+            return .failed(prepared, message: message)
+        case .unmatched:
+            return self
+        }
     }
 }

@@ -36,6 +36,7 @@ final class WireMockPythonClientTests: XCTestCase {
             "retrieve_all_mappings: 1",
             "retrieve_mapping: /photos/[a-z]+",
             "scenario: one two two",
+            "journal: [('Started', 's', 'two'), ('two', 's', 'two'), ('two', 's', 'two')]",
             "scenarios: s two ['Started', 'two']",
             "reset_all_scenarios: one",
             "get_all_received_requests: total 6, newest /step /step",
@@ -109,6 +110,8 @@ Mappings.create_mapping(Mapping(scenario_name="s", required_scenario_state="Star
 Mappings.create_mapping(Mapping(scenario_name="s", required_scenario_state="two",
     request=MappingRequest(method="GET", url="/step"), response=MappingResponse(body="two")))
 print("scenario:", requests.get(base + "/step").text, requests.get(base + "/step").text, requests.get(base + "/step").text)
+entries = requests.get(base + "/__admin/requests?limit=3").json()["requests"]
+print("journal:", [(e["stubMapping"]["requiredScenarioState"], e["scenario"]["name"], e["scenario"]["state"]) for e in reversed(entries)])
 s = requests.get(base + "/__admin/scenarios").json()["scenarios"][0]
 print("scenarios:", s["name"], s["state"], s["possibleStates"])
 Scenarios.reset_all_scenarios()

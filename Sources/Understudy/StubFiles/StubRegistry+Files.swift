@@ -32,7 +32,7 @@ extension StubRegistry {
 
     /// Goes back to the loaded files: drops every stub and `tls:` rule (those added in code too),
     /// re-reads each directory and file given to ``load(from:)`` (and each WireMock directory
-    /// given to ``load(wireMock:)``) from disk, in the order first loaded, so `times` and sequences start
+    /// given to ``load(wireMock:templatesEveryResponse:)``) from disk, in the order first loaded, so `times` and sequences start
     /// again, and clears the journal.
     ///
     /// Scenarios go back to ``Scenario/startedState``. When a file has become invalid nothing
@@ -78,7 +78,7 @@ extension StubRegistry {
         }
     }
 
-    /// The directories and files ``load(from:)`` and ``load(wireMock:)`` read, in order.
+    /// The directories and files ``load(from:)`` and ``load(wireMock:templatesEveryResponse:)`` read, in order.
     public var loadedSources: [URL] {
         state.withLock { $0.sources.map(\.url) }
     }

@@ -256,7 +256,7 @@ extension DashboardAssets {
               element("td", null, entry.id),
               element("td", null, entry.time.slice(11, 23)),
               request,
-              element("td", "stub", entry.stub === null ? "—" : entry.stub),
+              element("td", "stub", entry.stub === null ? "—" : entry.stub + (entry.scenario ? " (" + entry.scenario.name + ": " + entry.scenario.state + ")" : "")),
               resultCell,
               element("td", null, Math.round(entry.durationMs)),
               bodyCell,

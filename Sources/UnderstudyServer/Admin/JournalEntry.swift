@@ -86,6 +86,8 @@ package struct JournalEntry: Sendable, Hashable, Codable {
     package var tunnel: Tunnel?
     /// The network profile the response was delivered on, if any.
     package var network: AdminJSON.NetworkProfileSummary?
+    /// Where the request left the answering stub's scenario: `{"name": "cart", "state": "filled"}`.
+    package var scenario: [String: String]?
 
     /// The bytes a `CONNECT` tunnel carried.
     package struct Tunnel: Codable, Sendable, Hashable {
@@ -151,10 +153,12 @@ package struct JournalEntry: Sendable, Hashable, Codable {
         self.redirectedFrom = interaction.redirectedFrom
         self.httpVersion = interaction.httpVersion
         self.network = interaction.network.map(AdminJSON.NetworkProfileSummary.init)
+        self.scenario = interaction.scenario.map { ["name": $0.name, "state": $0.state] }
     }
 
     private enum CodingKeys: String, CodingKey {
         case id, time, request, stub, response, outcome, fault, error, durationMs, transport, redirectedFrom, tunnel, httpVersion, network
+        case scenario
     }
 
     package init(from decoder: any Decoder) throws {
@@ -179,6 +183,7 @@ package struct JournalEntry: Sendable, Hashable, Codable {
         tunnel = try container.decodeIfPresent(Tunnel.self, forKey: .tunnel)
         httpVersion = try container.decodeIfPresent(String.self, forKey: .httpVersion) ?? "HTTP/1.1"
         network = try container.decodeIfPresent(AdminJSON.NetworkProfileSummary.self, forKey: .network)
+        scenario = try container.decodeIfPresent([String: String].self, forKey: .scenario)
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -198,6 +203,7 @@ package struct JournalEntry: Sendable, Hashable, Codable {
         try container.encodeIfPresent(tunnel, forKey: .tunnel)
         try container.encode(httpVersion, forKey: .httpVersion)
         try container.encodeIfPresent(network, forKey: .network)
+        try container.encodeIfPresent(scenario, forKey: .scenario)
     }
 
     /// `2025-01-02T03:04:05.678Z`.
