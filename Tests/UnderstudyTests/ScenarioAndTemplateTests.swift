@@ -136,6 +136,23 @@ final class ScenarioAndTemplateTests: XCTestCase {
         XCTAssertGreaterThan(onlyTheMethod.distance, misses[2].distance)
     }
 
+    func testTheTestLibrariesFailureTextListsTheNearestFirst() async throws {
+        let stubs = StubRegistry()
+        try stubs.load(from: ImageDemoStubsTests.stubsDirectory)
+        let request = StubRequest(url: URL(string: "http://127.0.0.1:8080/nothing-here.png")!)
+        let responder = StubResponder(registry: stubs, transport: .inProcess, upstream: nil)
+        let answer = await responder.answer(request)
+        responder.close(nil, request: request, startTime: Date(), answer: answer, report: DeliveryReport(headSent: true, bodyBytesSent: 0, ending: .completed))
+        let message = try XCTUnwrap(FailureMessages.noUnmatchedRequests(stubs.journal))
+        XCTAssertEqual(message, """
+            1 unmatched request:
+              GET http://127.0.0.1:8080/nothing-here.png
+                1. "truncated" (0 of 1 parts matched): path is /truncated.png (got /nothing-here.png)
+                2. "not-found" (0 of 1 parts matched): path is /gone.png (got /nothing-here.png)
+                3. "redirect" (0 of 1 parts matched): path is /old.png (got /nothing-here.png)
+            """)
+    }
+
     // MARK: - Helpers
 
     private var sandboxes: [WireMockSandbox] = []
