@@ -1,0 +1,91 @@
+import Foundation
+import XCTest
+
+/// `understudy serve` started as WireMock is: `--root-dir`, the current directory with
+/// WireMock's layout, WireMock's flags with their meaning, and the ones it cannot honour refused.
+final class ServeWireMockRootTests: XCTestCase {
+    private var root: URL!
+    private var processes: [Process] = []
+
+    override func setUpWithError() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("serve-root-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        for process in processes where process.isRunning {
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    func testRootDirIsMadeAndGlobalTemplatingAndJournalLimitTakeEffect() throws {
+        let served = try start(["serve", "--root-dir", root.path, "--port", "0", "--global-response-templating",
+                                "--max-request-journal-entries", "2", "--verbose", "--disable-banner", "--log", "quiet"], in: root)
+        XCTAssertTrue(served.ready.hasSuffix("(0 stubs from \(root.path))\n"), served.ready)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent("mappings").path))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent("__files").path))
+        try #"{"request": {"urlPath": "/who"}, "response": {"body": "{{request.query.name}} at {{request.path}}"}}"#
+            .write(to: root.appendingPathComponent("mappings/who.json"), atomically: true, encoding: .utf8)
+        let base = "http://127.0.0.1:\(served.port)"
+        _ = try curlOutput(["--request", "POST", base + "/__admin/mappings/reset"])
+        XCTAssertEqual(String(decoding: try curlOutput([base + "/who?name=ann"]), as: UTF8.self), "ann at /who")
+        for _ in 0..<3 { _ = try curlOutput([base + "/who?name=bob"]) }
+        let health = try JSONSerialization.jsonObject(with: curlOutput([base + "/__admin/health"])) as? [String: Any]
+        XCTAssertEqual((health?["journal"] as? [String: Any])?["limit"] as? Int, 2)
+        XCTAssertEqual((health?["journal"] as? [String: Any])?["count"] as? Int, 2)
+    }
+
+    func testTheCurrentDirectoryWithWireMocksLayoutIsTheRoot() throws {
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("mappings"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("__files"), withIntermediateDirectories: true)
+        try #"{"request": {"url": "/here"}, "response": {"body": "from the current directory"}}"#
+            .write(to: root.appendingPathComponent("mappings/here.json"), atomically: true, encoding: .utf8)
+        let served = try start(["serve", "--port", "0", "--log", "quiet"], in: root)
+        XCTAssertTrue(served.ready.hasSuffix("(1 stubs from .)\n"), served.ready)
+        XCTAssertEqual(String(decoding: try curlOutput(["http://127.0.0.1:\(served.port)/here"]), as: UTF8.self), "from the current directory")
+    }
+
+    func testFlagsItCannotHonourAreRefusedSayingSo() throws {
+        let cases: [([String], String)] = [
+            (["--proxy-all", "http://upstream.test"], "Error: --proxy-all cannot be honoured: Understudy forwards only unmatched requests; use --proxy-unmatched URL"),
+            (["--no-request-journal"], "Error: --no-request-journal cannot be honoured: Understudy always keeps a journal (bound it with --max-request-journal-entries N or --journal-bytes BYTES)"),
+            (["--record-mappings"], "Error: --record-mappings cannot be honoured: Understudy records to HAR; use `understudy record --upstream URL --out FILE.har`"),
+            (["--extensions", "com.example.Ext"], "Error: --extensions cannot be honoured: Understudy runs no Java extensions; stubs answered by code are Swift closures"),
+        ]
+        for (flags, message) in cases {
+            let run = try runUnderstudy(["serve", "--root-dir", root.path, "--port", "0"] + flags, in: root)
+            XCTAssertNotEqual(run.status, 0, "\(flags)")
+            XCTAssertEqual(run.stderr.split(separator: "\n").first.map(String.init), message, "\(flags)")
+        }
+    }
+
+    // MARK: - Helpers
+
+    private func start(_ arguments: [String], in directory: URL) throws -> (ready: String, port: String) {
+        let process = Process()
+        process.executableURL = try understudyExecutable()
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        processes.append(process)
+        var line = Data()
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, !line.contains(UInt8(ascii: "\n")) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        let ready = String(decoding: line, as: UTF8.self)
+        let prefix = "Understudy listening on http://127.0.0.1:"
+        guard ready.hasPrefix(prefix), let port = ready.dropFirst(prefix.count).split(separator: " ").first else {
+            XCTFail("no ready line: \(ready)")
+            throw CocoaError(.fileReadUnknown)
+        }
+        return (ready, String(port))
+    }
+}
