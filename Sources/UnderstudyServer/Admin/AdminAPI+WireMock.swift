@@ -161,9 +161,12 @@ extension AdminAPI {
     /// The serve events of `interactions`, each with its stub's mapping.
     func events(_ interactions: [Interaction]) -> [ServeEvent] {
         var mappings: [String: JSONValue] = [:]
-        let uses = registry.useCounts
-        for stub in registry.stubs where interactions.contains(where: { $0.stubName == stub.name }) {
-            mappings[stub.name] = mappingJSON(of: stub, uses: uses)
+        let answering = Set(interactions.compactMap(\.stubName))
+        if !answering.isEmpty {
+            let uses = registry.useCounts
+            for stub in registry.stubs where answering.contains(stub.name) {
+                mappings[stub.name] = mappingJSON(of: stub, uses: uses)
+            }
         }
         return interactions.map { interaction in
             ServeEvent(interaction, stubMapping: interaction.stubName.map { mappings[$0] ?? ["name": .string($0)] })
