@@ -82,6 +82,7 @@ final class WireMockAdminAPITests: XCTestCase {
         XCTAssertEqual((list?["meta"] as? [String: Any])?["total"] as? Int, 2)
         let swift = try XCTUnwrap(mappings.first { $0["name"] as? String == "swift-stub" })
         XCTAssertEqual(((swift["metadata"] as? [String: Any])?["understudy"] as? [String: Any])?["matcher"] as? String, "path is /swift")
+        XCTAssertEqual(swift["request"] as? [String: String], ["method": "ANY", "urlPath": "/swift"], "written in WireMock's form where it can be")
         let id = try XCTUnwrap(swift["id"] as? String)
         let answer3 = await send(admin, "GET", "/__admin/mappings/\(id)")
         XCTAssertEqual(answer3.status, 200)

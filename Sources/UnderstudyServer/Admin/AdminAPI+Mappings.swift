@@ -9,8 +9,9 @@ extension AdminAPI {
     }
 
     /// A stub as WireMock's admin API shows it: its mapping as given (with its `id`), or, for a
-    /// stub that is not a WireMock mapping, its `id`, `name` and what Understudy knows of it
-    /// under `metadata.understudy`.
+    /// stub that is not a WireMock mapping, its `id`, `name`, its `request` when WireMock can
+    /// express the matcher, its scenario, and what Understudy knows of it under
+    /// `metadata.understudy` (the matcher in words, priority, uses).
     func mappingJSON(of stub: Stub, uses: [String: Int]) -> JSONValue {
         if let mapping = stub.wireMock { return mapping.json }
         var json: [String: JSONValue] = [
@@ -21,6 +22,7 @@ extension AdminAPI {
                 "uses": .number(Double(uses[stub.name] ?? 0)),
             ]],
         ]
+        if let request = stub.matcher.wireMockRequest { json["request"] = request }
         if let scenario = stub.scenario {
             json["scenarioName"] = .string(scenario.name)
             json["requiredScenarioState"] = scenario.requiredState.map(JSONValue.string)
