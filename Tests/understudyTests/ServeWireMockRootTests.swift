@@ -47,6 +47,15 @@ final class ServeWireMockRootTests: XCTestCase {
         XCTAssertEqual(String(decoding: try curlOutput(["http://127.0.0.1:\(served.port)/here"]), as: UTF8.self), "from the current directory")
     }
 
+    func testAMappingOverTheBodyLimitIs413AndAddsNothing() throws {
+        let served = try start(["serve", "--root-dir", root.path, "--port", "0", "--max-body", "200", "--log", "quiet"], in: root)
+        let base = "http://127.0.0.1:\(served.port)"
+        let big = #"{"request": {"url": "/big"}, "response": {"body": ""# + String(repeating: "x", count: 500) + #""}}"#
+        let answer = String(decoding: try curlOutput(["--request", "POST", "--data-binary", big, "--write-out", " %{http_code}", base + "/__admin/mappings"]), as: UTF8.self)
+        XCTAssertEqual(answer, "request body over the limit of 200 bytes\n 413")
+        XCTAssertEqual(String(decoding: try curlOutput([base + "/__admin/mappings"]), as: UTF8.self), #"{"mappings":[],"meta":{"total":0}}"# + "\n")
+    }
+
     func testFlagsItCannotHonourAreRefusedSayingSo() throws {
         let cases: [([String], String)] = [
             (["--proxy-all", "http://upstream.test"], "Error: --proxy-all cannot be honoured: Understudy forwards only unmatched requests; use --proxy-unmatched URL"),
