@@ -175,7 +175,10 @@ extension WireMockParser {
                         switch bodyFiles.resolve(text) {
                         case .success(let url):
                             response = .file(url)
-                            size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
+                            // The size paces chunkedDribbleDelay alone: no stat per request without one.
+                            if timing.dribble != nil {
+                                size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
+                            }
                         case .failure(let problem):
                             throw RenderError(status: 500, "bodyFileName '\(text)': \(problem.message)")
                         }
