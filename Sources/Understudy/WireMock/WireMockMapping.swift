@@ -4,7 +4,7 @@ import Foundation
 package struct WireMockMapping: Sendable {
     /// The mapping's `id`: the one it gave, or one made up when it gave none.
     package var id: UUID
-    /// The mapping as given, with `id` set (and `uuid` dropped, being the same).
+    /// The mapping as given, with `id` and `uuid` set to its id, as WireMock writes them.
     package var json: JSONValue
     /// Whether it was posted with `persistent: true`.
     package var persistent: Bool

@@ -153,8 +153,9 @@ struct WireMockParser {
             let id = identifier.flatMap { UUID(uuidString: $0.value) } ?? UUID()
             var json = WireMockJSON.value(node) ?? .object([:])
             if case .object(var members) = json {
+                // WireMock writes its id twice, as `id` and `uuid`; so do we.
                 members["id"] = .string(id.uuidString.lowercased())
-                members["uuid"] = nil
+                members["uuid"] = .string(id.uuidString.lowercased())
                 json = .object(members)
             }
             stub?.wireMock = WireMockMapping(id: id, json: json, persistent: persistent, fromFile: fromFiles)

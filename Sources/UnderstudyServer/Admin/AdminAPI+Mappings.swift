@@ -155,6 +155,7 @@ extension AdminAPI {
             mapping.id = id
             if case .object(var members) = mapping.json {
                 members["id"] = .string(id.uuidString.lowercased())
+                members["uuid"] = .string(id.uuidString.lowercased())
                 mapping.json = .object(members)
             }
             if stub.name == given.uuidString.lowercased() { stub.name = id.uuidString.lowercased() }

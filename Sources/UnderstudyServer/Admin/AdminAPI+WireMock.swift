@@ -95,12 +95,15 @@ extension AdminAPI {
 
     // MARK: - Scenarios and settings
 
-    /// `GET /__admin/scenarios`: `{"scenarios": [{"id", "name", "state", "possibleStates"}]}`.
+    /// `GET /__admin/scenarios`: `{"scenarios": [{"id", "name", "state", "possibleStates", "mappings"}]}`.
     func listScenarios() -> AdminResponse {
+        let stubs = registry.stubs
+        let uses = registry.useCounts
         let scenarios = registry.scenarioStates.sorted { $0.key < $1.key }.map { name, state -> JSONValue in
             [
                 "id": .string(name), "name": .string(name), "state": .string(state),
                 "possibleStates": .array(registry.possibleStates(ofScenario: name).map(JSONValue.string)),
+                "mappings": .array(stubs.filter { $0.scenario?.name == name }.map { mappingJSON(of: $0, uses: uses) }),
             ]
         }
         return .json(200, ["scenarios": .array(scenarios)] as JSONValue)
@@ -125,11 +128,12 @@ extension AdminAPI {
         return .json(200, [:] as JSONValue)
     }
 
-    /// `GET /__admin/settings`: `{"settings": {"fixedDelay": ms}}`.
+    /// `GET /__admin/settings`: `{"settings": {"fixedDelay": ms}}`, or `{"settings": {}}` without
+    /// a delay, as WireMock leaves out what is not set.
     func showSettings() -> AdminResponse {
         let delay = registry.globalDelay
         let milliseconds = Double(delay.components.seconds) * 1000 + Double(delay.components.attoseconds / 1_000_000_000_000_000)
-        return .json(200, ["settings": ["fixedDelay": milliseconds > 0 ? .number(milliseconds) : .null]] as JSONValue)
+        return .json(200, ["settings": .object(milliseconds > 0 ? ["fixedDelay": .number(milliseconds)] : [:])] as JSONValue)
     }
 
     /// `POST` (or `PUT`) `/__admin/settings` with `{"fixedDelay": ms}`: a delay before every response.

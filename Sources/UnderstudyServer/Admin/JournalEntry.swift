@@ -1,7 +1,9 @@
 import Foundation
 import Understudy
 
-/// One journal entry as JSON: what `GET /__admin/requests` lists and `--log json` prints.
+/// One journal entry as JSON: what `--log json` prints and `GET /__admin/near-misses` lists;
+/// `GET /__admin/requests` writes every field of it inside a ``ServeEvent``, WireMock's shape
+/// (where `id` is `sequence` and `request.url` is `request.absoluteUrl`).
 ///
 /// ```json
 /// {"durationMs":12.5,"id":1,"outcome":"completed","request":{"bodySize":0,"headers":{"Accept":"image/webp"},
@@ -17,6 +19,8 @@ import Understudy
 ///   was sent) or `failed` (then `error` says why: unreadable file, throwing closure, upstream).
 /// - `redirectedFrom` is present only for redirect hops.
 /// - `httpVersion` is `HTTP/1.1` or `HTTP/2`, what the request came over.
+/// - `scenario` is present when the answering stub takes part in a scenario: its `name` and the
+///   `state` the request left it in.
 /// - `network` is present when the response was delivered on a network profile: its `name`
 ///   (`null` for a custom one), `latencyMs`, `rate` (`400kbit/s`) and `bytesPerSecond`.
 /// - Header objects have their names sorted; repeated names are joined with `", "`.
