@@ -35,6 +35,8 @@ final class WireMockAdminAPITests: XCTestCase {
             (#"{"request": {"url": "/a"}, "requiredScenarioState": "x"}"#, "body",
              "request body:1: 'requiredScenarioState' or 'newScenarioState' without 'scenarioName'; expected a scenarioName for the scenario they belong to"),
             (#"{"request": {"url": "/a"}"#, "body", "request body:1:"),
+            (#"{"request": {"url": "/a"}, "response": {"bodyFileName": "cat.png"}}"#, "response.bodyFileName",
+             "request body:1: response.bodyFileName: bodyFileName needs a WireMock root holding __files/; start the server with --root-dir DIR (or --wiremock DIR)"),
         ]
         for (body, field, message) in cases {
             let response = await send(admin, "POST", "/__admin/mappings", body: body)

@@ -99,8 +99,7 @@ public enum WireMockLoader {
     /// - Throws: ``StubFileError`` with every issue found.
     package static func mapping(parsing text: String, root: URL?, templatesEveryResponse: Bool = false) throws -> Stub {
         let display = "request body"
-        let rootPath = root.map { FileReferences.resolvingSymlinks(FileReferences.normalize($0.path) ?? $0.path) }
-        let bodyFiles = bodyFileReferences(root: rootPath ?? "/nonexistent-wiremock-root", display: root?.relativePath ?? "(no --root-dir)")
+        let bodyFiles = root.map { bodyFileReferences(root: FileReferences.resolvingSymlinks(FileReferences.normalize($0.path) ?? $0.path), display: $0.relativePath) }
         var parser = WireMockParser(file: display, defaultNamePrefix: "posted", bodyFiles: bodyFiles, templatesEveryResponse: templatesEveryResponse, fromFiles: false)
         let parsed: ParsedStub?
         switch StubFileLoader.composeDocument(text, format: .json) {
@@ -130,8 +129,7 @@ public enum WireMockLoader {
     /// read or none.
     /// - Throws: ``StubFileError`` with every issue found, paths like `mappings[2].request`.
     package static func mappings(parsing text: String, root: URL?, templatesEveryResponse: Bool = false) throws -> [Stub] {
-        let rootPath = root.map { FileReferences.resolvingSymlinks(FileReferences.normalize($0.path) ?? $0.path) }
-        let bodyFiles = bodyFileReferences(root: rootPath ?? "/nonexistent-wiremock-root", display: root?.relativePath ?? "(no --root-dir)")
+        let bodyFiles = root.map { bodyFileReferences(root: FileReferences.resolvingSymlinks(FileReferences.normalize($0.path) ?? $0.path), display: $0.relativePath) }
         var parser = WireMockParser(file: "request body", defaultNamePrefix: "imported", bodyFiles: bodyFiles, templatesEveryResponse: templatesEveryResponse, fromFiles: false)
         var parsed: [ParsedStub] = []
         switch StubFileLoader.composeDocument(text, format: .json) {
@@ -151,7 +149,7 @@ public enum WireMockLoader {
     /// A bare WireMock request pattern, as `POST /__admin/requests/count` and `/find` receive it.
     /// - Throws: ``StubFileError`` naming the JSON path of each issue.
     package static func requestPattern(parsing text: String) throws -> RequestMatcher {
-        var parser = WireMockParser(file: "request body", defaultNamePrefix: "pattern", bodyFiles: bodyFileReferences(root: "/nonexistent-wiremock-root", display: "(none)"))
+        var parser = WireMockParser(file: "request body", defaultNamePrefix: "pattern", bodyFiles: nil)
         var matcher: RequestMatcher?
         switch StubFileLoader.composeDocument(text, format: .json) {
         case .success(let node?): matcher = parser.parseRequest(node, path: "")

@@ -6,6 +6,9 @@ extension WireMockParser {
         "status", "body", "jsonBody", "base64Body", "bodyFileName", "headers", "fixedDelayMilliseconds",
         "delayDistribution", "chunkedDribbleDelay", "fault", "transformers", "transformerParameters",
     ]
+    /// Why a `bodyFileName` posted to a server without a WireMock root cannot be served.
+    static let noRootMessage = "bodyFileName needs a WireMock root holding __files/; start the server with --root-dir DIR (or --wiremock DIR)"
+
     /// The one transformer Understudy runs: WireMock's Handlebars templating.
     static let templateTransformer = "response-template"
     static let bodyFields = ["body", "jsonBody", "base64Body", "bodyFileName"]
@@ -56,6 +59,10 @@ extension WireMockParser {
                     continue
                 }
                 bodyKey = field.key
+                if field.key == "bodyFileName", bodyFiles == nil {
+                    report(field.value, fieldPath, Self.noRootMessage)
+                    continue
+                }
                 if templated, let template = bodyTemplate(field.key, field.value, fieldPath) {
                     templates.body = template
                     templates.bodyIsFile = field.key == "bodyFileName"
@@ -164,14 +171,14 @@ extension WireMockParser {
         var isEmpty: Bool { body == nil && headers.isEmpty }
 
         /// An answer rendering the templates for each request, then timed as a fixed response is.
-        func answer(status: Int, headers fixedHeaders: HeaderFields, body fixedBody: StubResponse?, timing: Timing, bodyFiles: FileReferences) -> Stub.Answer {
+        func answer(status: Int, headers fixedHeaders: HeaderFields, body fixedBody: StubResponse?, timing: Timing, bodyFiles: FileReferences?) -> Stub.Answer {
             let body = self.body, bodyIsFile = self.bodyIsFile, headerTemplates = self.headers
             return .handler { request in
                 var response: StubResponse
                 var size = 0
                 if let body {
                     let text = body.render(for: request)
-                    if bodyIsFile {
+                    if bodyIsFile, let bodyFiles {
                         switch bodyFiles.resolve(text) {
                         case .success(let url):
                             response = .file(url)
@@ -229,6 +236,10 @@ extension WireMockParser {
             return (.data(data), data.count)
         default:
             guard let reference = string(node, path, expected: "a path inside __files") else { return nil }
+            guard let bodyFiles else {
+                report(node, path, Self.noRootMessage)
+                return nil
+            }
             switch bodyFiles.resolve(reference) {
             case .success(let url):
                 let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0

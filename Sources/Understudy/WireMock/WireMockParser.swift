@@ -12,7 +12,7 @@ struct WireMockParser {
     /// The file's name without `.json`: the prefix of default stub names.
     let defaultNamePrefix: String
     /// How `bodyFileName` values resolve: inside the directory's `__files/`.
-    let bodyFiles: FileReferences
+    let bodyFiles: FileReferences?
     /// Whether every response is a template (`--global-response-templating`), not only those
     /// whose `transformers` name `response-template`.
     let templatesEveryResponse: Bool
@@ -20,7 +20,7 @@ struct WireMockParser {
     let fromFiles: Bool
     private(set) var issues: [StubFileError.Issue] = []
 
-    init(file: String, defaultNamePrefix: String, bodyFiles: FileReferences, templatesEveryResponse: Bool = false, fromFiles: Bool = true) {
+    init(file: String, defaultNamePrefix: String, bodyFiles: FileReferences?, templatesEveryResponse: Bool = false, fromFiles: Bool = true) {
         self.file = file
         self.defaultNamePrefix = defaultNamePrefix
         self.bodyFiles = bodyFiles
