@@ -111,7 +111,7 @@ Mappings.create_mapping(Mapping(scenario_name="s", required_scenario_state="two"
     request=MappingRequest(method="GET", url="/step"), response=MappingResponse(body="two")))
 print("scenario:", requests.get(base + "/step").text, requests.get(base + "/step").text, requests.get(base + "/step").text)
 entries = requests.get(base + "/__admin/requests?limit=3").json()["requests"]
-print("journal:", [(e["stubMapping"]["requiredScenarioState"], e["scenario"]["name"], e["scenario"]["state"]) for e in reversed(entries)])
+print("journal:", [(e["stubMapping"]["requiredScenarioState"], e["request"]["understudy"]["scenario"]["name"], e["request"]["understudy"]["scenario"]["state"]) for e in reversed(entries)])
 s = requests.get(base + "/__admin/scenarios").json()["scenarios"][0]
 print("scenarios:", s["name"], s["state"], s["possibleStates"])
 Scenarios.reset_all_scenarios()

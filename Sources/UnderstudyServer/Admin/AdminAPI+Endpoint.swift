@@ -20,6 +20,8 @@ extension AdminAPI {
         case mappings
         case mapping(String)
         case mappingsReset, mappingsSave, mappingsImport, mappingsFindByMetadata, mappingsRemoveByMetadata
+        /// WireMock 2's own Java client still posts to these: `mappings/new`, `/edit`, `/remove`.
+        case mappingsNew, mappingsEdit, mappingsRemove
         case request(String)
         case requestsReset, requestsFind, requestsUnmatched, requestsUnmatchedNearMisses
         case nearMissesForRequest, nearMissesForPattern
@@ -35,7 +37,7 @@ extension AdminAPI {
         static let names = [
             "health", "stubs", "stubs/{name}", "requests", "requests/count", "requests.har", "near-misses", "reset", "ca.pem",
             "gates", "gates/{name}/release", "gates/{name}/close", "network",
-            "mappings", "mappings/{id}", "mappings/reset", "mappings/save", "mappings/import", "mappings/find-by-metadata", "mappings/remove-by-metadata", "requests/{id}", "requests/reset",
+            "mappings", "mappings/{id}", "mappings/reset", "mappings/save", "mappings/import", "mappings/find-by-metadata", "mappings/remove-by-metadata", "mappings/new", "mappings/edit", "mappings/remove", "requests/{id}", "requests/reset",
             "requests/find", "requests/unmatched", "requests/unmatched/near-misses", "near-misses/request",
             "near-misses/request-pattern", "scenarios", "scenarios/reset", "scenarios/{name}/state", "settings",
         ]
@@ -58,6 +60,9 @@ extension AdminAPI {
             case "mappings/reset": self = .mappingsReset
             case "mappings/save": self = .mappingsSave
             case "mappings/import": self = .mappingsImport
+            case "mappings/new": self = .mappingsNew
+            case "mappings/edit": self = .mappingsEdit
+            case "mappings/remove": self = .mappingsRemove
             case "mappings/find-by-metadata": self = .mappingsFindByMetadata
             case "mappings/remove-by-metadata": self = .mappingsRemoveByMetadata
             case "requests/reset": self = .requestsReset
@@ -104,7 +109,8 @@ extension AdminAPI {
             case .network: return ["GET", "PUT", "DELETE"]
             case .mappings: return ["GET", "POST", "DELETE"]
             case .mapping: return ["GET", "PUT", "DELETE"]
-            case .mappingsReset, .mappingsSave, .mappingsImport, .mappingsFindByMetadata, .mappingsRemoveByMetadata, .requestsReset, .requestsFind, .nearMissesForRequest,
+            case .mappingsReset, .mappingsSave, .mappingsImport, .mappingsFindByMetadata, .mappingsRemoveByMetadata, .mappingsNew,
+                 .mappingsEdit, .mappingsRemove, .requestsReset, .requestsFind, .nearMissesForRequest,
                  .nearMissesForPattern, .scenariosReset:
                 return ["POST"]
             case .request, .requestsUnmatched, .requestsUnmatchedNearMisses, .scenarios: return ["GET"]

@@ -142,6 +142,18 @@ extension AdminAPI {
 
     // MARK: - Helpers
 
+    /// The `id` (or `uuid`) of the mapping in the body, for WireMock 2's `mappings/edit` and
+    /// `mappings/remove`, which name the mapping in the body rather than the path.
+    func mappingID(in request: AdminRequest) throws -> String {
+        guard let value = try? JSONValue(parsing: request.body), case .object(let fields) = value else {
+            throw AdminFailure(400, #"the request body is not a JSON object; expected a mapping with its "id""#, field: "body")
+        }
+        for key in ["id", "uuid"] {
+            if case .string(let id)? = fields[key] { return id }
+        }
+        throw AdminFailure(400, "missing field 'id'; expected the id of the mapping to change or remove", field: "id")
+    }
+
     private func parseMapping(_ request: AdminRequest, id: UUID? = nil) throws -> Stub {
         let (text, _) = try document(of: request, expected: "a WireMock mapping")
         var stub: Stub

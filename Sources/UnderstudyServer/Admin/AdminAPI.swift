@@ -197,6 +197,15 @@ package struct AdminAPI: Sendable {
         case (.mappingsImport, _):
             try checkQuery(request, allowed: [])
             return try importMappings(request)
+        case (.mappingsNew, _):
+            try checkQuery(request, allowed: [])
+            return try createMapping(request)
+        case (.mappingsEdit, _):
+            try checkQuery(request, allowed: [])
+            return try updateMapping(try mappingID(in: request), request)
+        case (.mappingsRemove, _):
+            try checkQuery(request, allowed: [])
+            return try deleteMapping(try mappingID(in: request))
         case (.mappingsFindByMetadata, _):
             try checkQuery(request, allowed: [])
             return try findMappings(byMetadata: request)

@@ -145,27 +145,27 @@ package enum AdminJSON {
     }
 
     /// `GET /__admin/requests`: WireMock's `{"requests":[...],"meta":{"total":12},"requestJournalDisabled":false}`,
-    /// newest first, with Understudy's `total` beside `meta.total`.
+    /// newest first (WireMock's Java client refuses any other field here).
     package struct RequestList: Sendable, Hashable, Codable {
         /// WireMock's `meta`.
         package struct Meta: Sendable, Hashable, Codable {
-            /// Entries that passed the filters, before `limit`.
+            /// Entries that passed the filters (`unmatched`, `since`), before `offset` and `limit`.
             package var total: Int
         }
 
         /// The page of entries asked for, newest first.
         package var requests: [ServeEvent]
-        /// Entries that passed the filters (`unmatched`, `since`), before `offset` and `limit`.
-        package var total: Int
-        /// WireMock's copy of ``total``.
+        /// The count of entries that passed the filters.
         package var meta: Meta
-        /// Always `false`: the journal is on (`--no-request-journal` keeps no entries instead).
+        /// Always `false`: Understudy always keeps a journal.
         package var requestJournalDisabled: Bool
+
+        /// Entries that passed the filters, before `offset` and `limit` (`meta.total`).
+        package var total: Int { meta.total }
 
         /// Creates a page.
         package init(requests: [ServeEvent], total: Int, requestJournalDisabled: Bool = false) {
             self.requests = requests
-            self.total = total
             self.meta = Meta(total: total)
             self.requestJournalDisabled = requestJournalDisabled
         }

@@ -124,10 +124,10 @@ extension DashboardAssets {
                 json("/__admin/stubs"), journalPage(), json("/__admin/requests?unmatched=true&limit=0"),
               ]);
               renderStubs(stubs.stubs);
-              renderJournal(journal.requests, journal.total);
+              renderJournal(journal.requests, journal.meta.total);
               // Near misses are the heavy list: fetched again only when the unmatched ones changed.
               const newestUnmatched = journal.requests.filter((entry) => entry.stub === null).map((entry) => entry.id).pop();
-              const unmatchedNow = unmatched.total + "/" + newestUnmatched;
+              const unmatchedNow = unmatched.meta.total + "/" + newestUnmatched;
               if (unmatchedNow !== unmatchedSeen) {
                 renderMisses((await json("/__admin/near-misses")).unmatched);
                 unmatchedSeen = unmatchedNow;
@@ -147,15 +147,13 @@ extension DashboardAssets {
         }
 
         // The newest 300 entries, oldest first: the total, then the page that ends with it
-        // (GET /__admin/requests answers in WireMock's shape, newest first; each entry's
-        // Understudy number is `sequence` and its full URL `request.absoluteUrl`).
+        // (GET /__admin/requests answers in WireMock's shape, newest first, each entry's
+        // Understudy form under `request.understudy`).
         async function journalPage() {
           const head = await json("/__admin/requests?limit=0");
-          const offset = Math.max(0, head.total - 300);
+          const offset = Math.max(0, head.meta.total - 300);
           const page = await json("/__admin/requests?offset=" + offset);
-          page.requests = page.requests.reverse().map((entry) => Object.assign({}, entry, {
-            id: entry.sequence, request: Object.assign({}, entry.request, { url: entry.request.absoluteUrl }),
-          }));
+          page.requests = page.requests.reverse().map((event) => event.request.understudy);
           return page;
         }
 

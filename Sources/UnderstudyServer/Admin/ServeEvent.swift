@@ -1,28 +1,34 @@
 import Foundation
 import Understudy
 
-/// One journal entry as `GET /__admin/requests` lists it: WireMock's serve event, with every
-/// field of Understudy's ``JournalEntry`` beside WireMock's under names that do not collide.
+/// One journal entry as `GET /__admin/requests` lists it: WireMock's serve event, with
+/// Understudy's whole ``JournalEntry`` under `request.understudy`.
 ///
 /// ```json
-/// {"durationMs":1.2,"httpVersion":"HTTP/1.1","id":"00000000-0000-4000-8000-000000000001","outcome":"completed",
-///  "request":{"absoluteUrl":"http://127.0.0.1:8080/a.png?w=1","bodySize":0,"browserProxyRequest":false,
+/// {"id":"00000000-0000-4000-8000-000000000001",
+///  "request":{"absoluteUrl":"http://127.0.0.1:8080/a.png?w=1","browserProxyRequest":false,
 ///   "headers":{"Accept":"image/png"},"loggedDate":1735787045678,"loggedDateString":"2025-01-02T03:04:05.678Z",
-///   "method":"GET","url":"/a.png?w=1"},
-///  "response":{"bodySize":68,"headers":{"Content-Type":"image/png"},"status":200},
-///  "responseDefinition":{"fromConfiguredStub":true,"status":200},"sequence":1,"stub":"cat",
-///  "stubMapping":{"id":"...","name":"cat"},"time":"2025-01-02T03:04:05.678Z","transport":"server","wasMatched":true}
+///   "method":"GET","url":"/a.png?w=1",
+///   "understudy":{"durationMs":1.2,"httpVersion":"HTTP/1.1","id":1,"outcome":"completed",
+///    "request":{"bodySize":0,"headers":{"Accept":"image/png"},"method":"GET","url":"http://127.0.0.1:8080/a.png?w=1"},
+///    "response":{"bodySize":68,"headers":{"Content-Type":"image/png"},"status":200},
+///    "stub":"cat","time":"2025-01-02T03:04:05.678Z","transport":"server"}},
+///  "response":{"headers":{"Content-Type":"image/png"},"status":200},
+///  "responseDefinition":{"fromConfiguredStub":true,"status":200},
+///  "stubMapping":{"id":"...","name":"cat"},"wasMatched":true}
 /// ```
 ///
 /// - WireMock's: `id` (a UUID), `request.url` (path and query as sent), `request.absoluteUrl`,
-///   `request.loggedDate` (milliseconds since 1970), `request.loggedDateString`, `request.body`
-///   or `request.bodyAsBase64` (when the request had a body), `request.browserProxyRequest`,
-///   `responseDefinition`, `response.status` and `response.headers`, `wasMatched`, and
-///   `stubMapping` when a stub answered.
-/// - Understudy's: `sequence` (the journal's integer id, `id` in ``JournalEntry``), `time`,
-///   `request.bodySize`, `stub` (always present, `null` when unmatched), `response.bodySize`,
-///   `outcome`, `fault`, `error`, `durationMs`, `transport`, `redirectedFrom`, `httpVersion`,
-///   `tunnel`, `network`, exactly as ``JournalEntry`` writes them.
+///   `request.method`, `request.headers`, `request.loggedDate` (milliseconds since 1970),
+///   `request.loggedDateString`, `request.body` and `request.bodyAsBase64` (when the request had
+///   a body), `request.browserProxyRequest`, `responseDefinition`, `response.status` and
+///   `response.headers` (when a response head was sent), `wasMatched`, and `stubMapping` when a
+///   stub answered.
+/// - Understudy's: `request.understudy`, the entry exactly as ``JournalEntry`` writes it (and
+///   `--log json` prints it): `id` the journal's number, `request.url` the full URL, `stub`,
+///   `outcome`, `durationMs`, and the rest. It sits inside `request` because WireMock's Java
+///   client reads serve events, responses and response definitions strictly, refusing any field
+///   it does not know, and its logged request is the one part that takes more.
 package struct ServeEvent: Sendable, Hashable, Codable {
     /// Understudy's entry, whose fields the event carries.
     package var entry: JournalEntry
@@ -57,50 +63,54 @@ package struct ServeEvent: Sendable, Hashable, Codable {
     }
 
     private enum Keys: String, CodingKey {
-        case id, sequence, request, response, responseDefinition, wasMatched, stubMapping
+        case request
     }
 
     package func encode(to encoder: any Encoder) throws {
         try json.encode(to: encoder)
     }
 
-    /// Understudy's fields, then WireMock's over the two that collide (`id`, `request.url`).
+    /// WireMock's serve event, with Understudy's entry as `request.understudy`.
     package var json: JSONValue {
-        guard case .object(var members) = (try? JSONValue(parsing: AdminResponse.encode(entry))) ?? .null,
-              case .object(var request)? = members["request"]
-        else { return .null }
-        members["id"] = .string(Self.id(ofSequence: entry.id))
-        members["sequence"] = .number(Double(entry.id))
-        request["url"] = .string(url)
-        request["absoluteUrl"] = .string(entry.request.url)
-        request["loggedDate"] = .number((entry.time.timeIntervalSince1970 * 1000).rounded(.down))
-        request["loggedDateString"] = .string(JournalEntry.timeStyle.format(entry.time))
-        request["browserProxyRequest"] = .bool(browserProxyRequest)
+        let understudy = (try? JSONValue(parsing: AdminResponse.encode(entry))) ?? .null
+        var request: [String: JSONValue] = [
+            "url": .string(url),
+            "absoluteUrl": .string(entry.request.url),
+            "method": .string(entry.request.method),
+            "headers": .object(entry.request.headers.mapValues(JSONValue.string)),
+            "loggedDate": .number((entry.time.timeIntervalSince1970 * 1000).rounded(.down)),
+            "loggedDateString": .string(JournalEntry.timeStyle.format(entry.time)),
+            "browserProxyRequest": .bool(browserProxyRequest),
+            "understudy": understudy,
+        ]
         if let body, !body.isEmpty {
             request["bodyAsBase64"] = .string(body.base64EncodedString())
             request["body"] = .string(String(decoding: body, as: UTF8.self))
         }
-        members["request"] = .object(request)
+        var members: [String: JSONValue] = [
+            "id": .string(Self.id(ofSequence: entry.id)),
+            "request": .object(request),
+            "wasMatched": .bool(entry.stub != nil),
+        ]
+        if let response = entry.response {
+            members["response"] = ["status": .number(Double(response.status)), "headers": .object(response.headers.mapValues(JSONValue.string))]
+        }
         var definition: [String: JSONValue] = ["fromConfiguredStub": .bool(entry.stub != nil)]
         if let status = entry.response?.status ?? (entry.stub == nil ? 404 : nil) { definition["status"] = .number(Double(status)) }
         members["responseDefinition"] = .object(definition)
-        members["wasMatched"] = .bool(entry.stub != nil)
         if let stubMapping { members["stubMapping"] = stubMapping }
         return .object(members)
     }
 
     package init(from decoder: any Decoder) throws {
-        // Understudy's entry reads `sequence` as its id and `request.absoluteUrl` as its URL.
         let container = try decoder.container(keyedBy: Keys.self)
-        let json = try JSONValue(from: decoder)
-        guard case .object(var members) = json, case .object(var request)? = members["request"] else {
-            throw DecodingError.dataCorruptedError(forKey: .request, in: container, debugDescription: "expected an object with a request")
+        guard case .object(let members) = try JSONValue(from: decoder), case .object(let request)? = members["request"],
+              let understudy = request["understudy"]
+        else {
+            throw DecodingError.dataCorruptedError(forKey: .request, in: container, debugDescription: "expected a request with Understudy's entry under understudy")
         }
-        members["id"] = members["sequence"]
-        url = (request["url"]).flatMap { if case .string(let text) = $0 { return text } else { return nil } } ?? ""
-        request["url"] = request["absoluteUrl"]
-        members["request"] = .object(request)
-        entry = try JSONDecoder().decode(JournalEntry.self, from: JSONValue.object(members).encoded)
+        entry = try JSONDecoder().decode(JournalEntry.self, from: understudy.encoded)
+        if case .string(let text)? = request["url"] { url = text } else { url = "" }
         stubMapping = members["stubMapping"]
         if case .string(let base64)? = request["bodyAsBase64"] { body = Data(base64Encoded: base64) }
         if case .bool(let flag)? = request["browserProxyRequest"] { browserProxyRequest = flag } else { browserProxyRequest = false }
