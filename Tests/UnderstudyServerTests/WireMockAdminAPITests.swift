@@ -41,7 +41,7 @@ final class WireMockAdminAPITests: XCTestCase {
         for (body, field, message) in cases {
             let response = await send(admin, "POST", "/__admin/mappings", body: body)
             XCTAssertEqual(response.status, 400, body)
-            let error = try JSONDecoder().decode(AdminJSON.Error.self, from: response.body)
+            let error = try wireMockError(response)
             XCTAssertEqual(error.field, field, body)
             XCTAssertTrue(error.error.hasPrefix(message), "\(error.error) does not start with \(message)")
         }
@@ -57,7 +57,7 @@ final class WireMockAdminAPITests: XCTestCase {
              "importOptions": {"duplicatePolicy": "OVERWRITE", "deleteAllNotInImport": true}}
             """#)
         XCTAssertEqual(response.status, 400)
-        XCTAssertEqual(try JSONDecoder().decode(AdminJSON.Error.self, from: response.body).field, "mappings[1].request.urlPathPatern")
+        XCTAssertEqual(try wireMockError(response).field, "mappings[1].request.urlPathPatern")
         XCTAssertEqual(registry.stubs.map(\.name), ["kept"], "nothing half-applied: no mapping added, none deleted")
 
         let good = await send(admin, "POST", "/__admin/mappings/import", body: #"""
@@ -93,7 +93,7 @@ final class WireMockAdminAPITests: XCTestCase {
         XCTAssertEqual(registry.stubs.map(\.name), ["mapped"])
         let missing = await send(admin, "DELETE", "/__admin/mappings/\(id)")
         XCTAssertEqual(missing.status, 404)
-        XCTAssertEqual(try JSONDecoder().decode(AdminJSON.Error.self, from: missing.body).error, "no mapping with id '\(id)'")
+        XCTAssertEqual(try wireMockError(missing).error, "no mapping with id '\(id)'")
         let answer5 = await send(admin, "PUT", "/__admin/mappings/not-a-uuid", body: "{}")
         XCTAssertEqual(answer5.status, 404)
     }
@@ -117,7 +117,7 @@ final class WireMockAdminAPITests: XCTestCase {
         XCTAssertEqual(registry.match(request)?.stubName, "first")
         let unknown = await send(admin, "PUT", "/__admin/scenarios/nope/state", body: #"{"state": "x"}"#)
         XCTAssertEqual(unknown.status, 404)
-        XCTAssertEqual(try JSONDecoder().decode(AdminJSON.Error.self, from: unknown.body).error, "no scenario named 'nope'; known: walk")
+        XCTAssertEqual(try wireMockError(unknown).error, "no scenario named 'nope'; known: walk")
     }
 
     func testBadSettingsAndPatternsAreRefusedNamingTheField() async throws {
@@ -125,9 +125,9 @@ final class WireMockAdminAPITests: XCTestCase {
         let admin = AdminAPI(registry: registry, token: nil)
         let delay = await send(admin, "POST", "/__admin/settings", body: #"{"fixedDelay": -5}"#)
         XCTAssertEqual(delay.status, 400)
-        XCTAssertEqual(try JSONDecoder().decode(AdminJSON.Error.self, from: delay.body).field, "fixedDelay")
+        XCTAssertEqual(try wireMockError(delay).field, "fixedDelay")
         let other = await send(admin, "POST", "/__admin/settings", body: #"{"proxyPassThrough": false}"#)
-        XCTAssertEqual(try JSONDecoder().decode(AdminJSON.Error.self, from: other.body).error, "proxyPassThrough: unsupported setting; supported: fixedDelay")
+        XCTAssertEqual(try wireMockError(other).error, "proxyPassThrough: unsupported setting; supported: fixedDelay")
         XCTAssertEqual(registry.globalDelay, .zero)
         let pattern = await send(admin, "POST", "/__admin/requests/count", body: #"{"method": "GET", "cookies": {}}"#)
         XCTAssertEqual(pattern.status, 400)
@@ -137,6 +137,21 @@ final class WireMockAdminAPITests: XCTestCase {
         XCTAssertEqual(registry.globalDelay, .milliseconds(250))
         let answer10 = await send(admin, "GET", "/__admin/settings")
         XCTAssertEqual(String(decoding: answer10.body, as: UTF8.self), #"{"settings":{"fixedDelay":250}}"# + "\n")
+    }
+
+    /// WireMock's error body: `{"errors": [{"code": 10, "source": {"pointer": "/request/url"}, "title", "detail"}]}`,
+    /// read as Understudy's (`field` the pointer as a path, `error` the detail).
+    private func wireMockError(_ response: AdminResponse, file: StaticString = #filePath, line: UInt = #line) throws -> AdminJSON.Error {
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: response.body) as? [String: Any], file: file, line: line)
+        XCTAssertEqual(object.keys.sorted(), ["errors"], "WireMock's Java client reads nothing else", file: file, line: line)
+        let error = try XCTUnwrap((object["errors"] as? [[String: Any]])?.first, file: file, line: line)
+        XCTAssertEqual(error["code"] as? Int, 10, file: file, line: line)
+        let detail = try XCTUnwrap(error["detail"] as? String, file: file, line: line)
+        XCTAssertEqual(error["title"] as? String, detail.split(separator: "\n").first.map(String.init), file: file, line: line)
+        var field = (error["source"] as? [String: Any])?["pointer"] as? String ?? ""
+        field = String(field.dropFirst()).split(separator: "/").map { Int($0) != nil ? "[\($0)]" : "." + $0 }.joined()
+        if field.hasPrefix(".") { field.removeFirst() }
+        return AdminJSON.Error(error: detail, field: field.isEmpty ? nil : field)
     }
 
     static let helpers = "request.url, request.path, request.pathSegments.[n], request.query.<name>, request.headers.<name>, request.method, request.host, request.port, request.scheme, request.baseUrl, request.body, now (format, offset, timezone), randomValue (length, type, uppercase)"

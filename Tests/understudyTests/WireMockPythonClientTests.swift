@@ -56,7 +56,7 @@ final class WireMockPythonClientTests: XCTestCase {
             "reset_request_journal: 0",
             "delete_all_mappings: 0 404",
             "delete_mapping_by_metadata: found 2, then 404 200",
-            "bad mapping: 400 request.urlPathPatern",
+            "bad mapping: 400 /request/urlPathPatern",
         ])
     }
 
@@ -168,7 +168,7 @@ print("delete_mapping_by_metadata: found %d, then" % found, requests.get(base + 
 try:
     Mappings.create_mapping(Mapping(request=MappingRequest(method="GET", url_path_pattern="/x"), response=MappingResponse(status=200)))
     bad = requests.post(base + "/__admin/mappings", json={"request": {"urlPathPatern": "/x"}, "response": {"status": 200}})
-    print("bad mapping:", bad.status_code, bad.json()["field"])
+    print("bad mapping:", bad.status_code, bad.json()["errors"][0]["source"]["pointer"])
 except ApiException as error:
     print("bad mapping: raised", error)
 """#

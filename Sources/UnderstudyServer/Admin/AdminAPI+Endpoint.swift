@@ -97,6 +97,18 @@ extension AdminAPI {
             }
         }
 
+        /// Whether only WireMock's admin API has this endpoint (its errors are then written as
+        /// WireMock writes them; the endpoints Understudy had keep Understudy's).
+        var isWireMocks: Bool {
+            switch self {
+            case .health, .stubs, .stub, .requests, .requestCount, .nearMisses, .har, .reset, .certificateAuthority, .gates, .gate,
+                 .network:
+                return false
+            default:
+                return true
+            }
+        }
+
         /// The methods it answers (HEAD goes wherever GET does).
         var methods: [String] {
             switch self {

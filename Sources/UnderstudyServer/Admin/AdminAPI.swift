@@ -100,7 +100,11 @@ package struct AdminAPI: Sendable {
                     field: "method", extraHeaders: ["Allow": endpoint.methods.joined(separator: ", ")]
                 )
             }
-            return try await respond(to: request, at: endpoint, method: method)
+            do {
+                return try await respond(to: request, at: endpoint, method: method)
+            } catch let failure as AdminFailure where endpoint.isWireMocks {
+                return failure.wireMockResponse
+            }
         } catch let failure as AdminFailure {
             return failure.response
         } catch {
