@@ -31,7 +31,12 @@ import UnderstudyHAR
 /// | `PUT network` | 200 ``AdminJSON/NetworkState``: `{"profile": "slow-3g"}` or `{"latency": "300ms", "rate": "800kbit/s"}` from now on |
 /// | `DELETE network` | 200 ``AdminJSON/NetworkState``: the run-time profile removed (the server's `--network` again) |
 ///
-/// Bad input is a 400 whose ``AdminJSON/Error`` names the field; a known path with another
+/// WireMock's endpoints (`mappings`, `requests/{id}`, `requests/find`, `requests/unmatched`,
+/// `near-misses/request`, `scenarios`, `settings`, ...) are in AdminAPI+Mappings.swift and
+/// AdminAPI+WireMock.swift; see the MovingFromWireMock article.
+///
+/// Bad input is a 400 whose ``AdminJSON/Error`` names the field (on WireMock's own endpoints,
+/// WireMock's `{"errors": [...]}`, which its Java client reads); a known path with another
 /// method is a 405 with `Allow`; an unknown path is a 404; with a token, a request without
 /// `Authorization: Bearer <token>` is a 401. `HEAD` is answered like `GET` (the transport
 /// drops the body).
