@@ -82,8 +82,9 @@ import java.net.URI;
 import java.net.http.*;
 
 public class Client {
-    // HTTP/1.1: java.net.http otherwise asks to upgrade to h2c, which the server does not do.
-    static HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    // java.net.http as it comes: it asks to upgrade every http:// connection to h2c, and the
+    // server answers over HTTP/1.1 and goes on serving the connection.
+    static HttpClient http = HttpClient.newHttpClient();
     static String base;
     static String fetch(String path) throws Exception {
         HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base + path)).build(), HttpResponse.BodyHandlers.ofString());
