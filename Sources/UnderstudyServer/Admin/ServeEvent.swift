@@ -38,7 +38,9 @@ package struct ServeEvent: Sendable, Hashable, Codable {
     package var body: Data?
     /// The WireMock form of the stub that answered, when one did.
     package var stubMapping: JSONValue?
-    /// WireMock's `browserProxyRequest`: whether the request came to the server as a proxy.
+    /// WireMock's `browserProxyRequest`: true only for a request that came over the wire without
+    /// a `Host` header (as an HTTP/1.0 proxy client's may); the journal keeps no other trace of
+    /// the request line's form.
     package var browserProxyRequest: Bool
 
     /// The event of `interaction`, with `stubMapping` the answering stub's mapping.
