@@ -33,12 +33,12 @@ public final class StubRegistry: Sendable {
         var tlsRules: [TLSRule] = []
         /// Each scenario's state, once it left ``Scenario/startedState`` (StubRegistry+Scenarios.swift).
         var scenarioStates: [String: String] = [:]
+        /// Added before every answer (``StubRegistry/globalDelay``); read with the match, under
+        /// the same lock, so that it costs a request no lock of its own.
+        var globalDelay: Duration = .zero
     }
 
     let state = LockedState(State())
-    /// A delay added before every response (WireMock's global `fixedDelay`); read apart from
-    /// the stubs' lock, once per answer.
-    let globalDelayState = LockedState<Duration>(.zero)
     /// The gates paused bodies wait at, by name (see ``gate(_:)``).
     let gateTable = LockedState<[String: Gate]>([:])
 
@@ -172,6 +172,8 @@ public final class StubRegistry: Sendable {
         let renderCache: RenderCache?
         /// Where this use left the stub's scenario, if it has one.
         var scenarioStep: ScenarioStep? = nil
+        /// The registry's ``StubRegistry/globalDelay`` when it matched.
+        var globalDelay: Duration = .zero
     }
 
     /// The name of the stub that answers `request`, counting the use: what the matching
@@ -211,7 +213,10 @@ public final class StubRegistry: Sendable {
                 answer = entry.stub.answer
             }
             let version = state.index!.matchesByRequestAlone ? state.version : nil
-            return (Match(stubName: entry.stub.name, answer: answer, renderCache: entry.renderCache, scenarioStep: step), entry, version)
+            let match = Match(
+                stubName: entry.stub.name, answer: answer, renderCache: entry.renderCache, scenarioStep: step, globalDelay: state.globalDelay
+            )
+            return (match, entry, version)
         }
     }
 
@@ -230,6 +235,8 @@ public final class StubRegistry: Sendable {
         fileprivate let entry: StubEntry
         fileprivate let response: StubResponse
         fileprivate let renderCache: RenderCache
+        /// The global delay when it was made (changing it moves the version on).
+        fileprivate let globalDelay: Duration
     }
 
     /// ``resolveImmediately(_:)``, also saying how an identical request may be answered again,
@@ -247,9 +254,14 @@ public final class StubRegistry: Sendable {
         }
         if keepingRepeat, let version, let renderCache = match.renderCache, entry.stub.times == nil, request.body == nil, response.rendersTheSameEveryTime,
            case .response = entry.stub.answer {
-            repeatable = RepeatableMatch(version: version, entry: entry, response: response, renderCache: renderCache)
+            repeatable = RepeatableMatch(
+                version: version, entry: entry, response: response, renderCache: renderCache, globalDelay: match.globalDelay
+            )
         }
-        return .resolved(render(response, for: request, stubName: match.stubName, cache: match.renderCache).stepping(match.scenarioStep))
+        return .resolved(
+            render(response, for: request, stubName: match.stubName, cache: match.renderCache)
+                .stepping(match.scenarioStep).delaying(match.globalDelay)
+        )
     }
 
     /// Answers `request`, identical to the one `repeatable` came from, with the same stub, counting
@@ -262,6 +274,7 @@ public final class StubRegistry: Sendable {
         }
         guard current else { return nil }
         return render(repeatable.response, for: request, stubName: repeatable.entry.stub.name, cache: repeatable.renderCache)
+            .delaying(repeatable.globalDelay)
     }
 
     private func render(_ response: StubResponse, for request: StubRequest, stubName: String, cache: RenderCache?) -> Resolution {
@@ -363,7 +376,7 @@ public final class StubRegistry: Sendable {
                 response = try await handler(request)
             }
             return Resolution.response(try await response.render(for: request, stubName: match.stubName, context: context))
-                .stepping(match.scenarioStep)
+                .stepping(match.scenarioStep).delaying(match.globalDelay)
         } catch {
             return failure(error, stubName: match.stubName).stepping(match.scenarioStep)
         }
@@ -378,6 +391,13 @@ public final class StubRegistry: Sendable {
 }
 
 extension StubRegistry.Resolution {
+    /// The resolution with `delay` added before a stub's response (the registry's global delay).
+    fileprivate func delaying(_ delay: Duration) -> Self {
+        guard delay > .zero, case .response(var prepared) = self else { return self }
+        prepared.delay += delay
+        return .response(prepared)
+    }
+
     /// The resolution with the scenario step its stub's use made, for the journal.
     fileprivate func stepping(_ step: ScenarioStep?) -> Self {
         guard let step else { return self }

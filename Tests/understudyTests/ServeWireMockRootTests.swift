@@ -56,6 +56,23 @@ final class ServeWireMockRootTests: XCTestCase {
         XCTAssertEqual(String(decoding: try curlOutput([base + "/__admin/mappings"]), as: UTF8.self), #"{"mappings":[],"meta":{"total":0}}"# + "\n")
     }
 
+    func testTheGlobalFixedDelayHoldsEveryAnswerRepeatsIncluded() throws {
+        let served = try start(["serve", "--root-dir", root.path, "--port", "0", "--log", "quiet"], in: root)
+        let base = "http://127.0.0.1:\(served.port)"
+        _ = try curlOutput(["--request", "POST", "--data-binary", #"{"request": {"url": "/same"}, "response": {"body": "same"}}"#, base + "/__admin/mappings"])
+        func seconds(_ count: Int) throws -> Double {
+            // The same request again and again on one connection: the repeat fast path too.
+            let output = String(decoding: try curlOutput(Array(repeating: [base + "/same", "--output", "/dev/null"], count: count).flatMap { $0 }
+                + ["--write-out", "%{time_total}\n"]), as: UTF8.self)
+            return output.split(separator: "\n").compactMap { Double($0) }.reduce(0, +)
+        }
+        XCTAssertLessThan(try seconds(3), 0.3)
+        _ = try curlOutput(["--request", "POST", "--data-binary", #"{"fixedDelay": 200}"#, base + "/__admin/settings"])
+        XCTAssertGreaterThanOrEqual(try seconds(3), 0.6, "each of the three waited 200 ms")
+        _ = try curlOutput(["--request", "POST", "--data-binary", #"{"fixedDelay": 0}"#, base + "/__admin/settings"])
+        XCTAssertLessThan(try seconds(3), 0.3)
+    }
+
     func testFlagsItCannotHonourAreRefusedSayingSo() throws {
         let cases: [([String], String)] = [
             (["--proxy-all", "http://upstream.test"], "Error: --proxy-all cannot be honoured: Understudy forwards only unmatched requests; use --proxy-unmatched URL"),

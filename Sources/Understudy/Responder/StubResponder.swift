@@ -146,9 +146,7 @@ package struct StubResponder: Sendable {
     private func answer(for resolution: StubRegistry.Resolution, request: StubRequest) -> StubAnswer {
         var answer: StubAnswer
         switch resolution {
-        case .response(var prepared):
-            let globalDelay = registry.globalDelay
-            if globalDelay > .zero { prepared.delay += globalDelay }
+        case .response(let prepared):
             // 304, 206 and 416 are decided here, once, for every transport.
             answer = StubAnswer(response: ConditionalRequest.answer(request, with: prepared), kind: .stub)
         case .failed(let prepared, let message):

@@ -51,7 +51,13 @@ extension StubRegistry {
     /// A delay added before every response's first byte, on top of the stub's own (WireMock's
     /// global `fixedDelay`, the admin API's `POST /__admin/settings`); zero for none.
     public var globalDelay: Duration {
-        get { globalDelayState.withLock { $0 } }
-        set { globalDelayState.withLock { $0 = max(newValue, .zero) } }
+        get { state.withLock { $0.globalDelay } }
+        set {
+            state.withLock { state in
+                state.globalDelay = max(newValue, .zero)
+                // Repeats of earlier requests must not answer with the delay they were made with.
+                state.version &+= 1
+            }
+        }
     }
 }
