@@ -73,6 +73,13 @@ final class ServeWireMockRootTests: XCTestCase {
         XCTAssertLessThan(try seconds(3), 0.3)
     }
 
+    func testHTTPSPortAndBindAddressAreWireMocksNamesForTLSPortAndHost() throws {
+        let caDirectory = root.appendingPathComponent("ca")
+        let served = try start(["serve", "--root-dir", root.path, "--bind-address", "127.0.0.1", "--port", "0", "--https-port", "0",
+                                "--ca-dir", caDirectory.path, "--log", "quiet"], in: root)
+        XCTAssertTrue(served.ready.contains(" and https://127.0.0.1:"), served.ready)
+    }
+
     func testFlagsItCannotHonourAreRefusedSayingSo() throws {
         let cases: [([String], String)] = [
             (["--proxy-all", "http://upstream.test"], "Error: --proxy-all cannot be honoured: Understudy forwards only unmatched requests; use --proxy-unmatched URL"),
