@@ -49,13 +49,14 @@ final class WireMockSavedFilesTests: XCTestCase {
     }
 
     private func status(_ method: String, _ path: String, port: Int, body: String? = nil) throws -> String {
-        var arguments = ["--request", method, "--output", "/dev/null", "--write-out", "%{http_code}", "http://127.0.0.1:\(port)\(path)"]
+        // WireMock's JVM may take longer than curlOutput's 10 s over its first calls on a busy machine.
+        var arguments = ["--max-time", "60", "--request", method, "--output", "/dev/null", "--write-out", "%{http_code}", "http://127.0.0.1:\(port)\(path)"]
         if let body { arguments += ["--data-binary", body, "--header", "Content-Type: application/json"] }
         return String(decoding: try curlOutput(arguments), as: UTF8.self)
     }
 
     private func fetch(_ path: String, port: Int) throws -> String {
-        let output = String(decoding: try curlOutput(["--write-out", "\n%{http_code}", "http://127.0.0.1:\(port)\(path)"]), as: UTF8.self)
+        let output = String(decoding: try curlOutput(["--max-time", "60", "--write-out", "\n%{http_code}", "http://127.0.0.1:\(port)\(path)"]), as: UTF8.self)
         let lines = output.split(separator: "\n", omittingEmptySubsequences: false)
         return "\(lines.last ?? "") \(lines.dropLast().joined(separator: "\n"))"
     }

@@ -127,7 +127,8 @@ final class WireMockTemplatingDifferentialTests: XCTestCase {
     }
 
     private func admin(_ method: String, _ path: String, port: Int, body: String? = nil) throws -> Data {
-        var arguments = ["--request", method, "http://127.0.0.1:\(port)\(path)"]
+        // WireMock's JVM may take longer than curlOutput's 10 s over its first calls on a busy machine.
+        var arguments = ["--max-time", "60", "--request", method, "http://127.0.0.1:\(port)\(path)"]
         if let body { arguments += ["--data-binary", body, "--header", "Content-Type: application/json"] }
         return try curlOutput(arguments)
     }
