@@ -25,6 +25,10 @@ public struct Stub: Sendable {
     public var times: Int?
     /// The answer.
     public var answer: Answer
+    /// The scenario it takes part in (see ``inScenario(_:when:then:)``), or `nil`.
+    public var scenario: Scenario?
+    /// The WireMock mapping it was read from, for the WireMock admin API; `nil` for other stubs.
+    package var wireMock: WireMockMapping?
 
     /// Creates a stub.
     /// - Parameters:

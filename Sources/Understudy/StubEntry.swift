@@ -19,12 +19,20 @@ final class StubEntry {
         self.priority = stub.priority
         self.sequence = sequence
         self.pinned = stub.matcher.node.pinned
-        self.matchesByRequestAlone = stub.matcher.node.readsOnlyTheRequest
+        // A scenario's state decides as much as the request does.
+        self.matchesByRequestAlone = stub.matcher.node.readsOnlyTheRequest && stub.scenario == nil
         if case .response(let response) = stub.answer {
             self.renderCache = RenderCache(for: response)
         } else {
             self.renderCache = nil
         }
+    }
+
+    /// Whether the stub's scenario, if it has one, is in the state the stub requires.
+    @inline(__always)
+    func scenarioAllows(_ states: [String: String]) -> Bool {
+        guard let scenario = stub.scenario, let required = scenario.requiredState else { return true }
+        return (states[scenario.name] ?? Scenario.startedState) == required
     }
 
     var isExhausted: Bool {

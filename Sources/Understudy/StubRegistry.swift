@@ -32,6 +32,11 @@ public final class StubRegistry: Sendable {
         var sources: [StubSource] = []
         /// Bad certificates on purpose, per host (StubRegistry+TLS.swift).
         var tlsRules: [TLSRule] = []
+        /// Each scenario's state, once it left ``Scenario/startedState`` (StubRegistry+Scenarios.swift).
+        var scenarioStates: [String: String] = [:]
+        /// Added before every answer (``StubRegistry/globalDelay``); read with the match, under
+        /// the same lock, so that it costs a request no lock of its own.
+        var globalDelay: Duration = .zero
     }
 
     let state = LockedState(State())
@@ -166,6 +171,10 @@ public final class StubRegistry: Sendable {
         package let answer: Stub.Answer
         /// Where a fixed answer's rendering is kept between uses.
         let renderCache: RenderCache?
+        /// Where this use left the stub's scenario, if it has one.
+        var scenarioStep: ScenarioStep? = nil
+        /// The registry's ``StubRegistry/globalDelay`` when it matched.
+        var globalDelay: Duration = .zero
     }
 
     /// The name of the stub that answers `request`, counting the use: what the matching
@@ -187,10 +196,17 @@ public final class StubRegistry: Sendable {
             if state.index == nil {
                 state.index = StubIndex(entries: state.entries.values)
             }
+            let scenarioStates = state.scenarioStates
             guard let entry = state.index!.first(for: request, where: { entry in
-                !entry.isExhausted && entry.passesPrefilter(request) && entry.matcher.matches(request)
+                !entry.isExhausted && entry.passesPrefilter(request) && entry.scenarioAllows(scenarioStates)
+                    && entry.matcher.matches(request)
             }) else { return nil }
             entry.uses += 1
+            var step: ScenarioStep?
+            if let scenario = entry.stub.scenario {
+                if let newState = scenario.newState { state.scenarioStates[scenario.name] = newState }
+                step = ScenarioStep(name: scenario.name, state: state.scenarioStates[scenario.name] ?? Scenario.startedState)
+            }
             let answer: Stub.Answer
             if case .sequence(let responses) = entry.stub.answer {
                 answer = .response(responses[min(entry.uses - 1, responses.count - 1)])
@@ -198,7 +214,10 @@ public final class StubRegistry: Sendable {
                 answer = entry.stub.answer
             }
             let version = state.index!.matchesByRequestAlone ? state.version : nil
-            return (Match(stubName: entry.stub.name, answer: answer, renderCache: entry.renderCache), entry, version)
+            let match = Match(
+                stubName: entry.stub.name, answer: answer, renderCache: entry.renderCache, scenarioStep: step, globalDelay: state.globalDelay
+            )
+            return (match, entry, version)
         }
     }
 
@@ -217,6 +236,8 @@ public final class StubRegistry: Sendable {
         fileprivate let entry: StubEntry
         fileprivate let response: StubResponse
         fileprivate let renderCache: RenderCache
+        /// The global delay when it was made (changing it moves the version on).
+        fileprivate let globalDelay: Duration
     }
 
     /// ``resolveImmediately(_:)``, also saying how an identical request may be answered again,
@@ -234,9 +255,14 @@ public final class StubRegistry: Sendable {
         }
         if keepingRepeat, let version, let renderCache = match.renderCache, entry.stub.times == nil, request.body == nil, response.rendersTheSameEveryTime,
            case .response = entry.stub.answer {
-            repeatable = RepeatableMatch(version: version, entry: entry, response: response, renderCache: renderCache)
+            repeatable = RepeatableMatch(
+                version: version, entry: entry, response: response, renderCache: renderCache, globalDelay: match.globalDelay
+            )
         }
-        return .resolved(render(response, for: request, stubName: match.stubName, cache: match.renderCache))
+        return .resolved(
+            render(response, for: request, stubName: match.stubName, cache: match.renderCache)
+                .stepping(match.scenarioStep).delaying(match.globalDelay)
+        )
     }
 
     /// Answers `request`, identical to the one `repeatable` came from, with the same stub, counting
@@ -249,6 +275,7 @@ public final class StubRegistry: Sendable {
         }
         guard current else { return nil }
         return render(repeatable.response, for: request, stubName: repeatable.entry.stub.name, cache: repeatable.renderCache)
+            .delaying(repeatable.globalDelay)
     }
 
     private func render(_ response: StubResponse, for request: StubRequest, stubName: String, cache: RenderCache?) -> Resolution {
@@ -276,26 +303,33 @@ public final class StubRegistry: Sendable {
         }
     }
 
-    /// The stubs nearest to matching `request`: ranked by the share of their matcher's parts
-    /// that matched, the more specific stub first on ties, then by precedence.
+    /// The stubs nearest to matching `request`, nearest first: ranked by distance as WireMock
+    /// ranks them (``RequestMatcher/distance(to:)``: how close the URL, method and other parts
+    /// are, not only how many matched), then by precedence. A stub whose scenario is in another
+    /// state, or which is used up, is a near miss too.
     public func nearMisses(for request: StubRequest, limit: Int = 3) -> [NearMiss] {
-        let entries = state.withLock { Array($0.entries.values) }
+        let (entries, scenarioStates) = state.withLock { (Array($0.entries.values), $0.scenarioStates) }
         let scored: [(entry: StubEntry, miss: NearMiss)] = entries.compactMap { entry in
             let parts = entry.stub.matcher.parts
-            let mismatches = parts.compactMap { $0.mismatch(for: request) }
+            var mismatches = parts.compactMap { $0.mismatch(for: request) }
+            var distance = entry.stub.matcher.distance(to: request)
+            if !entry.scenarioAllows(scenarioStates), let scenario = entry.stub.scenario {
+                mismatches.append(Mismatch(
+                    expected: "scenario \(scenario.name) is in state \(scenario.requiredState ?? "")",
+                    actual: scenarioStates[scenario.name] ?? Scenario.startedState
+                ))
+                // WireMock counts the scenario state as one more part of weight 1.
+                distance = (distance * Double(max(parts.count, 1)) + 1) / Double(max(parts.count, 1) + 1)
+            }
             if mismatches.isEmpty && !state.withLock({ _ in entry.isExhausted }) { return nil }
             let miss = NearMiss(
                 stubName: entry.stub.name, matchedParts: parts.count - mismatches.count,
-                totalParts: parts.count, mismatches: mismatches
+                totalParts: parts.count, mismatches: mismatches, distance: distance
             )
             return (entry, miss)
         }
         return scored.sorted { lhs, rhs in
-            let l = lhs.miss, r = rhs.miss
-            // Compare shares without division: l.matched / l.total vs r.matched / r.total.
-            let lShare = l.matchedParts * max(r.totalParts, 1), rShare = r.matchedParts * max(l.totalParts, 1)
-            if lShare != rShare { return lShare > rShare }
-            if l.totalParts != r.totalParts { return l.totalParts > r.totalParts }
+            if lhs.miss.distance != rhs.miss.distance { return lhs.miss.distance < rhs.miss.distance }
             return lhs.entry.precedes(rhs.entry)
         }.prefix(limit).map(\.miss)
     }
@@ -342,9 +376,10 @@ public final class StubRegistry: Sendable {
             case .handler(let handler):
                 response = try await handler(request)
             }
-            return .response(try await response.render(for: request, stubName: match.stubName, context: context))
+            return Resolution.response(try await response.render(for: request, stubName: match.stubName, context: context))
+                .stepping(match.scenarioStep).delaying(match.globalDelay)
         } catch {
-            return failure(error, stubName: match.stubName)
+            return failure(error, stubName: match.stubName).stepping(match.scenarioStep)
         }
     }
 
@@ -353,5 +388,29 @@ public final class StubRegistry: Sendable {
         let status = (error as? RenderError)?.status ?? 500
         let message = (error as? RenderError)?.message ?? "stub \"\(stubName)\" failed: \(error)"
         return .failed(.text(status: status, message, stubName: stubName), message: message)
+    }
+}
+
+extension StubRegistry.Resolution {
+    /// The resolution with `delay` added before a stub's response (the registry's global delay).
+    fileprivate func delaying(_ delay: Duration) -> Self {
+        guard delay > .zero, case .response(var prepared) = self else { return self }
+        prepared.delay += delay
+        return .response(prepared)
+    }
+
+    /// The resolution with the scenario step its stub's use made, for the journal.
+    fileprivate func stepping(_ step: ScenarioStep?) -> Self {
+        guard let step else { return self }
+        switch self {
+        case .response(var prepared):
+            prepared.scenarioStep = step
+            return .response(prepared)
+        case .failed(var prepared, let message):
+            prepared.scenarioStep = step
+            return .failed(prepared, message: message)
+        case .unmatched:
+            return self
+        }
     }
 }

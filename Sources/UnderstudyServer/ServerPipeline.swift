@@ -24,18 +24,23 @@ enum ServerPipeline {
     ///   - origin: the scheme requests are matched on and the authority of requests naming none:
     ///     the plain listener's, the TLS listener's, or an intercepted `CONNECT`'s.
     static func configureHTTP1(_ channel: any Channel, shared: ServerShared, origin: ConnectionOrigin? = nil) throws {
-        var limits = NIOHTTPDecoderLimitConfiguration()
-        limits.maxHeaderFieldCount = shared.configuration.maxHeaderCount
-        let silentInput = SilentInputGuard(limit: 2 * limits.maxHeaderListSize)
+        let silentInput = SilentInputGuard(limit: 2 * NIOHTTPDecoderLimitConfiguration().maxHeaderListSize)
         let sync = channel.pipeline.syncOperations
         let handlers = http1Handlers(shared: shared, eventLoop: channel.eventLoop, origin: origin ?? shared.plainOrigin, silentInput: silentInput)
         // First of all, before any TLS: it sees the reads as they came from the socket.
         try sync.addHandler(InputEndFlush(flushes: shared.resources(for: channel.eventLoop).flushes), position: .first)
         try sync.addHandler(RepeatedRequestShortcut(connection: handlers.connection, answerer: handlers.answerer))
         try sync.addHandler(silentInput)
-        try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: limits)))
+        try sync.addHandler(requestDecoder(maxHeaderCount: shared.configuration.maxHeaderCount))
         try sync.addHandlers(handlers.all)
         shared.track(channel)
+    }
+
+    /// NIOHTTP1's request parser with the server's limit on header fields.
+    static func requestDecoder(maxHeaderCount: Int) -> ByteToMessageHandler<HTTPRequestDecoder> {
+        var limits = NIOHTTPDecoderLimitConfiguration()
+        limits.maxHeaderFieldCount = maxHeaderCount
+        return ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: limits))
     }
 
     /// The handlers behind the request decoder (what handler tests put on an embedded channel).

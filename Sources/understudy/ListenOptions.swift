@@ -5,7 +5,7 @@ import UnderstudyServer
 /// The options `serve`, `record` and `replay` share: where to listen, the admin token, the log,
 /// and the limits on request heads.
 struct ListenOptions: ParsableArguments {
-    @Option(help: "The address to listen on; a non-loopback address needs --admin-token.")
+    @Option(name: [.customLong("host"), .customLong("bind-address")], help: "The address to listen on; a non-loopback address needs --admin-token.")
     var host = "127.0.0.1"
 
     @Option(help: "The port; 0 picks a free one.")

@@ -4,7 +4,7 @@ import UnderstudyServer
 
 /// HTTPS and `CONNECT` interception, for `serve` and `record --proxy`.
 struct TLSOptions: ParsableArguments {
-    @Option(name: .customLong("tls-port"), help: "Serve HTTPS on this port as well (0 picks a free one).")
+    @Option(name: [.customLong("tls-port"), .customLong("https-port")], help: "Serve HTTPS on this port as well (0 picks a free one).")
     var tlsPort: Int?
 
     @Option(help: "A PEM certificate chain to present instead of the local CA's leaves (with --key).")

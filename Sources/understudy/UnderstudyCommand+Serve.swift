@@ -24,6 +24,8 @@ extension UnderstudyCommand {
         ))
         var wireMockDirectories: [String] = []
 
+        @OptionGroup var wireMock: WireMockOptions
+
         @Option(name: .customLong("proxy-unmatched"), help: "Forward unmatched requests to this URL instead of answering 404.")
         var proxyUnmatched: String?
 
@@ -60,6 +62,7 @@ extension UnderstudyCommand {
         @OptionGroup var tls: TLSOptions
 
         func validate() throws {
+            try wireMock.validate()
             if let proxyUnmatched, URL(string: proxyUnmatched)?.host == nil {
                 throw ValidationError("--proxy-unmatched '\(proxyUnmatched)' is not an absolute URL; expected something like http://127.0.0.1:8081")
             }
@@ -72,15 +75,29 @@ extension UnderstudyCommand {
         }
 
         func run() async throws {
-            let stubSources = directories.isEmpty && wireMockDirectories.isEmpty ? ["Stubs"] : directories
-            let sources = stubSources + wireMockDirectories
-            let registry = StubRegistry(journalLimit: journalLimit, journalByteLimit: journalBytes)
+            // WireMock's root: --root-dir, or the current directory when it has WireMock's
+            // layout and nothing else is given, as WireMock's image serves it.
+            var wireMockSources = wireMockDirectories
+            if let root = wireMock.rootDirectory {
+                do {
+                    try WireMockOptions.prepareRoot(root)
+                } catch {
+                    FileHandle.standardError.write(Data("--root-dir \(root): \(error.localizedDescription)\n".utf8))
+                    throw ExitCode(2)
+                }
+                wireMockSources.insert(root, at: 0)
+            } else if directories.isEmpty, wireMockDirectories.isEmpty, WireMockOptions.hasWireMockLayout(".") {
+                wireMockSources = ["."]
+            }
+            let stubSources = directories.isEmpty && wireMockSources.isEmpty ? ["Stubs"] : directories
+            let sources = stubSources + wireMockSources
+            let registry = StubRegistry(journalLimit: wireMock.maxJournalEntries ?? journalLimit, journalByteLimit: journalBytes)
             for (index, source) in sources.enumerated() {
                 do {
                     if index < stubSources.count {
                         try registry.load(from: URL(fileURLWithPath: source))
                     } else {
-                        try registry.load(wireMock: URL(fileURLWithPath: source))
+                        try registry.load(wireMock: URL(fileURLWithPath: source), templatesEveryResponse: wireMock.globalResponseTemplating)
                     }
                 } catch {
                     FileHandle.standardError.write(Data("\(error)\n".utf8))

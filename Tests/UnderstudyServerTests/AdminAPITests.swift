@@ -108,9 +108,9 @@ final class AdminAPITests: XCTestCase {
             """)
         XCTAssertEqual(unknownKey.status, 400)
         XCTAssertEqual(try text(unknownKey), """
-            {"error":"request body:1: stubs[0].respnse: unknown key 'respnse'; expected one of name, priority, times, request, response, responses",\
+            {"error":"request body:1: stubs[0].respnse: unknown key 'respnse'; expected one of name, priority, times, scenario, request, response, responses",\
             "field":"stubs[0].respnse",\
-            "issues":["request body:1: stubs[0].respnse: unknown key 'respnse'; expected one of name, priority, times, request, response, responses"]}
+            "issues":["request body:1: stubs[0].respnse: unknown key 'respnse'; expected one of name, priority, times, scenario, request, response, responses"]}
             """)
 
         let badFault = await send(admin, "POST", "/__admin/stubs", body: """
@@ -193,7 +193,7 @@ final class AdminAPITests: XCTestCase {
 
     // MARK: - Requests
 
-    func testRequestsAreListedOldestFirstAsJournalJSON() async throws {
+    func testRequestsAreListedNewestFirstInWireMockShapeWithTheJournalFields() async throws {
         let registry = StubRegistry()
         registry.stub(.path("/a.png"), named: "a", response: .data(Data(count: 5), contentType: "image/png"))
         try await exchange(registry, "http://img.example.com/a.png", headers: [("Accept", "image/png"), ("X-B", "1"), ("accept", "*/*")])
@@ -202,9 +202,12 @@ final class AdminAPITests: XCTestCase {
         XCTAssertEqual(response.status, 200)
         let list = try decode(AdminJSON.RequestList.self, response)
         XCTAssertEqual(list.total, 2)
-        XCTAssertEqual(list.requests.map(\.id), [1, 2])
+        XCTAssertEqual(list.meta.total, 2)
+        XCTAssertEqual(list.requests.map(\.url), ["/missing", "/a.png"], "WireMock's order: newest first; url is path and query")
+        let entries = list.requests.reversed().map(\.entry)
+        XCTAssertEqual(entries.map(\.id), [1, 2])
 
-        let matched = list.requests[0]
+        let matched = entries[0]
         XCTAssertEqual(matched.request, JournalEntry.Request(
             method: "GET", url: "http://img.example.com/a.png",
             headers: ["Host": "img.example.com", "Accept": "image/png, */*", "X-B": "1"], bodySize: 0
@@ -218,7 +221,7 @@ final class AdminAPITests: XCTestCase {
         XCTAssertNil(matched.fault)
         XCTAssertNil(matched.redirectedFrom)
 
-        let unmatched = list.requests[1]
+        let unmatched = entries[1]
         XCTAssertNil(unmatched.stub)
         XCTAssertEqual(unmatched.outcome, "unmatched")
         XCTAssertEqual(unmatched.response?.status, 404)
@@ -226,12 +229,28 @@ final class AdminAPITests: XCTestCase {
 
         // The raw JSON: sorted keys, `stub: null` spelled out, ISO 8601 times with milliseconds.
         let raw = try text(response)
+        // Understudy's entry, unchanged, under request.understudy.
+        XCTAssertTrue(raw.contains(#""understudy":{"durationMs":"#), raw)
         XCTAssertTrue(raw.contains(#""request":{"bodySize":0,"headers":{"Accept":"image/png, */*","Host":"img.example.com","X-B":"1"},"method":"GET","url":"http://img.example.com/a.png"}"#), raw)
         XCTAssertTrue(raw.contains(#""stub":null"#), raw)
+        XCTAssertTrue(raw.hasPrefix(#"{"meta":{"total":2},"requestJournalDisabled":false,"requests":["#), raw)
         let objects = try XCTUnwrap(JSONSerialization.jsonObject(with: response.body) as? [String: Any])
-        let first = try XCTUnwrap((objects["requests"] as? [[String: Any]])?.first)
-        XCTAssertEqual(first.keys.sorted(), ["durationMs", "httpVersion", "id", "outcome", "request", "response", "stub", "time", "transport"])
-        let time = try XCTUnwrap(first["time"] as? String)
+        XCTAssertEqual(objects.keys.sorted(), ["meta", "requestJournalDisabled", "requests"], "WireMock's Java client refuses any other field")
+        let first = try XCTUnwrap((objects["requests"] as? [[String: Any]])?.last)
+        XCTAssertEqual(first.keys.sorted(), ["id", "request", "response", "responseDefinition", "stubMapping", "wasMatched"])
+        XCTAssertEqual(first["id"] as? String, "00000000-0000-4000-8000-000000000001")
+        XCTAssertEqual(first["wasMatched"] as? Bool, true)
+        XCTAssertEqual((first["response"] as? [String: Any])?.keys.sorted(), ["headers", "status"])
+        XCTAssertEqual((first["stubMapping"] as? [String: Any])?["name"] as? String, "a")
+        let request = try XCTUnwrap(first["request"] as? [String: Any])
+        XCTAssertEqual(request.keys.sorted(), [
+            "absoluteUrl", "browserProxyRequest", "headers", "loggedDate", "loggedDateString", "method", "understudy", "url",
+        ])
+        XCTAssertEqual((request["understudy"] as? [String: Any])?.keys.sorted(), [
+            "durationMs", "httpVersion", "id", "outcome", "request", "response", "stub", "time", "transport",
+        ])
+        XCTAssertEqual((request["understudy"] as? [String: Any])?["id"] as? Int, 1)
+        let time = try XCTUnwrap((request["understudy"] as? [String: Any])?["time"] as? String)
         XCTAssertNotNil(time.range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$"#, options: .regularExpression), time)
         XCTAssertEqual(matched.time.timeIntervalSince1970, registry.journal.interactions[0].startTime.timeIntervalSince1970, accuracy: 0.001)
     }
@@ -256,7 +275,9 @@ final class AdminAPITests: XCTestCase {
         session.invalidateAndCancel()
         let hopID = try XCTUnwrap(registry.journal.interactions.first { $0.request.path == "/hop" }?.id)
 
-        let list = try decode(AdminJSON.RequestList.self, await send(AdminAPI(registry: registry, token: nil), "GET", "/__admin/requests"))
+        let requests = try decode(AdminJSON.RequestList.self, await send(AdminAPI(registry: registry, token: nil), "GET", "/__admin/requests"))
+            .requests.reversed().map(\.entry)
+        let list = (requests: requests, total: requests.count)
         XCTAssertEqual(list.requests.map(\.outcome), ["fault", "failed", "completed", "cancelled"])
         XCTAssertEqual(list.requests[0].id, resetID)
         XCTAssertEqual(list.requests[0].fault, "connection-reset")
@@ -281,15 +302,16 @@ final class AdminAPITests: XCTestCase {
             let response = await send(admin, "GET", target)
             XCTAssertEqual(response.status, 200, target)
             let list = try decode(AdminJSON.RequestList.self, response)
-            return (list.requests.map { URL(string: $0.request.url)!.path }, list.total)
+            // Newest first, as WireMock lists them; `offset` skips the oldest.
+            return (list.requests.map { URL(string: $0.entry.request.url)!.path }, list.total)
         }
         let unmatched = try await paths("/__admin/requests?unmatched=true")
-        XCTAssertEqual(unmatched.paths, ["/miss/1", "/miss/2", "/miss/3"])
+        XCTAssertEqual(unmatched.paths, ["/miss/3", "/miss/2", "/miss/1"])
         XCTAssertEqual(unmatched.total, 3)
         let all = try await paths("/__admin/requests?unmatched=false")
         XCTAssertEqual(all.paths.count, 6)
         let page = try await paths("/__admin/requests?offset=1&limit=2")
-        XCTAssertEqual(page.paths, ["/miss/1", "/ok/2"])
+        XCTAssertEqual(page.paths, ["/miss/3", "/ok/3"])
         XCTAssertEqual(page.total, 6)
         let unmatchedPage = try await paths("/__admin/requests?unmatched=1&offset=2&limit=5")
         XCTAssertEqual(unmatchedPage.paths, ["/miss/3"])
@@ -312,7 +334,7 @@ final class AdminAPITests: XCTestCase {
             ("/__admin/requests?unmatched=Maybe",
              #"{"error":"'Maybe' is not a valid value for unmatched; expected true or false","field":"unmatched"}"#),
             ("/__admin/requests?unmached=true",
-             #"{"error":"unknown query parameter 'unmached'; expected limit, offset or unmatched","field":"unmached"}"#),
+             #"{"error":"unknown query parameter 'unmached'; expected limit, offset, unmatched or since","field":"unmached"}"#),
             ("/__admin/health?verbose=1",
              #"{"error":"unknown query parameter 'verbose'; /__admin/health takes no query parameters","field":"verbose"}"#),
         ]
@@ -368,7 +390,7 @@ final class AdminAPITests: XCTestCase {
         let empty = await send(admin, "POST", "/__admin/requests/count")
         XCTAssertEqual(empty.status, 400)
         XCTAssertEqual(try text(empty), """
-            {"error":"the request body is empty; expected {\\"request\\": {...}} as JSON or YAML","field":"body"}
+            {"error":"the request body is empty; expected a WireMock request pattern such as {\\"method\\": \\"GET\\", \\"url\\": \\"/a.png\\"} as JSON or YAML","field":"body"}
             """)
 
         let notJSON = await send(admin, "POST", "/__admin/requests/count", body: "{request")
@@ -391,8 +413,9 @@ final class AdminAPITests: XCTestCase {
         XCTAssertEqual(list.unmatched.map(\.entry.id), [1, 4])
         let dog = list.unmatched[0]
         XCTAssertEqual(dog.entry.request.url, "http://img.example.com/dog.png")
-        XCTAssertEqual(dog.nearMisses.map(\.stub), ["once", "cat"])
-        XCTAssertEqual(dog.nearMisses[1], AdminJSON.NearMissSummary(
+        // Ranked by distance: /cat.png is nearer /dog.png than /once.png is.
+        XCTAssertEqual(dog.nearMisses.map(\.stub), ["cat", "once"])
+        XCTAssertEqual(dog.nearMisses[0], AdminJSON.NearMissSummary(
             stub: "cat", matchedParts: 1, totalParts: 2,
             differences: [.init(expected: "path is /cat.png", actual: "/dog.png")],
             description: #""cat" (1 of 2 parts matched): path is /cat.png (got /dog.png)"#
@@ -513,7 +536,7 @@ final class AdminAPITests: XCTestCase {
             XCTAssertEqual(try text(response), """
                 {"error":"no admin endpoint \(path); expected one of /__admin/health, /__admin/stubs, /__admin/stubs/{name}, \
                 /__admin/requests, /__admin/requests/count, /__admin/requests.har, /__admin/near-misses, /__admin/reset, \
-                /__admin/ca.pem, /__admin/gates, /__admin/gates/{name}/release, /__admin/gates/{name}/close, /__admin/network"}
+                /__admin/ca.pem, /__admin/gates, /__admin/gates/{name}/release, /__admin/gates/{name}/close, /__admin/network, /__admin/mappings, /__admin/mappings/{id}, /__admin/mappings/reset, /__admin/mappings/save, /__admin/mappings/import, /__admin/mappings/find-by-metadata, /__admin/mappings/remove-by-metadata, /__admin/mappings/new, /__admin/mappings/edit, /__admin/mappings/remove, /__admin/requests/{id}, /__admin/requests/reset, /__admin/requests/find, /__admin/requests/unmatched, /__admin/requests/unmatched/near-misses, /__admin/near-misses/request, /__admin/near-misses/request-pattern, /__admin/scenarios, /__admin/scenarios/reset, /__admin/scenarios/{name}/state, /__admin/settings"}
                 """)
         }
         XCTAssertTrue(AdminAPI.isAdminPath("/__admin/health"))

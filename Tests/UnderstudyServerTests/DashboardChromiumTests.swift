@@ -128,6 +128,27 @@ final class DashboardChromiumTests: XCTestCase {
         }
     }
 
+    func testTheDashboardShowsScenariosAndWhereEachRequestLeftOne() async throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let stubs = StubRegistry()
+        stubs.add(Stub(named: "empty-cart", matching: .path("/cart"), response: .text("empty")).inScenario("cart", when: Scenario.startedState, then: "filled"))
+        stubs.add(Stub(named: "full-cart", matching: .path("/cart"), response: .text("cat.png")).inScenario("cart", when: "filled"))
+        try await withServer(stubs) { server in
+            let base = server.baseURL.absoluteString
+            XCTAssertEqual(try curl(["\(base)/cart"]).text, "empty")
+            XCTAssertEqual(try curl(["\(base)/cart"]).text, "cat.png")
+            let driver = try ChromiumDriver(directory: directory)
+            defer { driver.quit() }
+            try driver.navigate(URL(string: "\(base)/__admin/")!)
+            try driver.wait(until: """
+                Number(document.body.dataset.renders) >= 1 && document.querySelectorAll("#journal tr.entry").length === 2
+                  && document.querySelector("#scenarios .scenario") !== null
+                """)
+            XCTAssertEqual(try rows(driver).map { $0["stub"] as? String }, ["full-cart (cart: filled)", "empty-cart (cart: filled)"])
+            XCTAssertEqual(try driver.evaluate(##"document.querySelector("#scenarios .scenario").textContent"##) as? String, "cartfilled(Started, filled)")
+        }
+    }
+
     func testMarkupInARequestIsShownAsTextNeverRun() async throws {
         try requireEncoding(.webp)
         let stubs = try stubs()

@@ -101,8 +101,10 @@ final class HTTP2ServerTests: XCTestCase {
             let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(lines.dropLast().joined(separator: "\n").utf8)) as? [String: Any])
             let requests = try XCTUnwrap(json["requests"] as? [[String: Any]])
             XCTAssertEqual(requests.count, 2, "admin requests are not journaled")
-            XCTAssertEqual(requests.compactMap { $0["httpVersion"] as? String }, ["HTTP/2", "HTTP/2"])
-            XCTAssertEqual(Set(requests.compactMap { $0["outcome"] as? String }), ["unmatched", "completed"])
+            // Understudy's entry sits under request.understudy in WireMock's serve event.
+            let entries = requests.compactMap { ($0["request"] as? [String: Any])?["understudy"] as? [String: Any] }
+            XCTAssertEqual(entries.compactMap { $0["httpVersion"] as? String }, ["HTTP/2", "HTTP/2"])
+            XCTAssertEqual(Set(entries.compactMap { $0["outcome"] as? String }), ["unmatched", "completed"])
         }
     }
 

@@ -73,7 +73,7 @@ final class StubFileErrorTests: XCTestCase {
 
     func testUnknownStubKeyListsTheAllowedKeys() throws {
         try assertIssues("a.yaml", "stubs:\n  - name: x\n    colour: red\n", [
-            "Stubs/a.yaml:3: stubs[0].colour: unknown key 'colour'; expected one of name, priority, times, request, response, responses",
+            "Stubs/a.yaml:3: stubs[0].colour: unknown key 'colour'; expected one of name, priority, times, scenario, request, response, responses",
         ])
     }
 

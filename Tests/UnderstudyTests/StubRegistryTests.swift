@@ -74,7 +74,7 @@ final class StubRegistryTests: XCTestCase {
         XCTAssertEqual(statuses, [500, 201, 201, 201])
     }
 
-    func testNearMissesRankByShareThenSpecificityAndListWhatDiffered() {
+    func testNearMissesRankByDistanceAsWireMockDoesAndListWhatDiffered() {
         let stubs = StubRegistry()
         stubs.stub(.host("img.test") && .path("/a.png") && .method("POST"), named: "two-of-three", response: .status(200))
         stubs.stub(.host("img.test") && .path("/b.png"), named: "one-of-two", response: .status(200))
@@ -83,12 +83,14 @@ final class StubRegistryTests: XCTestCase {
         stubs.stub(.host("img.test") && .pathExtension("png"), named: "used-up", times: 1, response: .status(200))
         XCTAssertEqual(name(stubs, "http://img.test/a.png"), "used-up")
         let misses = stubs.nearMisses(for: request("http://img.test/a.png"), limit: 4)
+        // The URL weighs 10 and the method 3: a path one letter off is nearer than a wrong method.
         XCTAssertEqual(misses.map(\.description), [
             #""used-up" (2 of 2 parts matched): used up (times)"#,
+            #""one-of-two" (1 of 2 parts matched): path is /b.png (got /a.png)"#,
             #""two-of-three" (2 of 3 parts matched): method is POST (got GET)"#,
             #""two-of-four" (2 of 4 parts matched): path is /z.png (got /a.png); method is PUT (got GET)"#,
-            #""one-of-two" (1 of 2 parts matched): path is /b.png (got /a.png)"#,
         ])
+        XCTAssertEqual(misses.map { ($0.distance * 1000).rounded() / 1000 }, [0, 0.038, 0.231, 0.256])
         XCTAssertEqual(stubs.nearMisses(for: request("http://img.test/a.png")).count, 3)
     }
 

@@ -172,7 +172,7 @@ final class WireMockLoaderTests: XCTestCase {
         let sandbox = try WireMockSandbox()
         try sandbox.write("mappings/a.json", """
             {
-              "scenarioName": "s",
+              "scenarioName": 5,
               "request": {
                 "method": "GET",
                 "urlPath": "/a",
@@ -184,21 +184,21 @@ final class WireMockLoaderTests: XCTestCase {
               "response": {
                 "status": 200,
                 "statusMessage": "OK",
-                "transformers": ["response-template"],
+                "transformers": ["response-template", "other"],
                 "delayDistribution": { "type": "fixed", "milliseconds": 5 },
                 "chunkedDribbleDelay": { "numberOfChunks": 2, "totalDuration": 10, "extra": 1 }
               }
             }
             """)
         XCTAssertEqual(sandbox.issues(), [
-            "wiremock/mappings/a.json:2: scenarioName: unsupported field; supported: id, uuid, name, priority, request, response",
+            "wiremock/mappings/a.json:2: scenarioName: expected a scenario name, found number 5",
             "wiremock/mappings/a.json:6: request.cookies: unsupported field; supported: method, url, urlPath, urlPattern, urlPathPattern, headers, queryParameters, bodyPatterns",
             "wiremock/mappings/a.json:7: request.headers.X-A.doesNotMatch: unsupported field; supported: equalTo, contains, matches, absent, caseInsensitive",
             "wiremock/mappings/a.json:8: request.queryParameters.q.caseInsensitive: expected true or false, found string 'yes'",
             "wiremock/mappings/a.json:9: request.bodyPatterns[0].matchesJsonPath: unsupported field; supported: equalTo, contains, equalToJson, caseInsensitive",
             "wiremock/mappings/a.json:9: request.bodyPatterns[1].ignoreArrayOrder: unsupported field; supported: equalTo, contains, equalToJson, caseInsensitive",
-            "wiremock/mappings/a.json:13: response.statusMessage: unsupported field; supported: status, body, jsonBody, base64Body, bodyFileName, headers, fixedDelayMilliseconds, delayDistribution, chunkedDribbleDelay, fault",
-            "wiremock/mappings/a.json:14: response.transformers: unsupported field; supported: status, body, jsonBody, base64Body, bodyFileName, headers, fixedDelayMilliseconds, delayDistribution, chunkedDribbleDelay, fault",
+            "wiremock/mappings/a.json:13: response.statusMessage: unsupported field; supported: status, body, jsonBody, base64Body, bodyFileName, headers, fixedDelayMilliseconds, delayDistribution, chunkedDribbleDelay, fault, transformers, transformerParameters",
+            "wiremock/mappings/a.json:14: response.transformers[1]: unsupported transformer 'other'; supported: response-template",
             "wiremock/mappings/a.json:15: response.delayDistribution.type: unsupported distribution 'fixed'; supported: uniform, lognormal",
             "wiremock/mappings/a.json:16: response.chunkedDribbleDelay.extra: unsupported field; supported: numberOfChunks, totalDuration",
         ])

@@ -19,13 +19,13 @@ final class URLSessionUnmatchedAndForwardTests: XCTestCase {
         XCTAssertEqual(recorder.error?.localizedDescription, """
             No stub matched GET http://img.example.com/dog.png.
             Nearest stubs:
-              1. "webp" (1 of 2 parts matched): extension is webp (got png)
-              2. "cat" (1 of 2 parts matched): path is /cat.png (got /dog.png)
-              3. "api" (0 of 1 parts matched): host is api.example.com (got img.example.com)
+              1. "cat" (1 of 2 parts matched): path is /cat.png (got /dog.png)
+              2. "api" (0 of 1 parts matched): host is api.example.com (got img.example.com)
+              3. "webp" (1 of 2 parts matched): extension is webp (got png)
             """)
         let unmatched = stubs.journal.unmatched
         XCTAssertEqual(unmatched.count, 1)
-        XCTAssertEqual(unmatched.first?.nearMisses.map(\.stubName), ["webp", "cat", "api"], "equal shares and specificity: the later stub first")
+        XCTAssertEqual(unmatched.first?.nearMisses.map(\.stubName), ["cat", "api", "webp"], "ranked by distance, as WireMock ranks them: /cat.png is three letters from /dog.png")
         XCTAssertEqual(unmatched.first?.outcome, .unmatched)
     }
 

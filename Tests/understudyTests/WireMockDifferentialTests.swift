@@ -10,7 +10,7 @@ final class WireMockDifferentialTests: XCTestCase {
 
     /// Both servers, started by the first test that needs them and stopped with the class
     /// (WireMock's JVM takes seconds to start).
-    private static let servers = LockedServers()
+    private static let servers = LockedServers(root: fixture)
 
     override class func tearDown() {
         servers.stop()
@@ -135,7 +135,11 @@ final class WireMockDifferentialTests: XCTestCase {
     static let comparedHeaders = ["Content-Type", "Cache-Control", "Set-Cookie", "X-Reason", "X-Items", "X-Head"]
 
     private func compare(_ probes: [Probe], file: StaticString = #filePath, line: UInt = #line) throws {
-        let ports = try Self.servers.ports()
+        try Self.compare(probes, ports: Self.servers.ports(), file: file, line: line)
+    }
+
+    /// Sends each probe to both servers and fails on every difference.
+    static func compare(_ probes: [Probe], ports: (wireMock: Int, understudy: Int), file: StaticString = #filePath, line: UInt = #line) throws {
         for probe in probes {
             let expected = try Self.fetch(probe, port: ports.wireMock)
             let actual = try Self.fetch(probe, port: ports.understudy)
@@ -228,6 +232,15 @@ final class WireMockDifferentialTests: XCTestCase {
 /// WireMock and Understudy serving the fixture, started once and stopped by their PIDs.
 final class LockedServers: @unchecked Sendable {  // every field is touched under `lock`
     private let lock = NSLock()
+    /// The WireMock root both serve.
+    private let root: URL
+    /// Flags both servers take (WireMock's, which `understudy serve` accepts too).
+    private let flags: [String]
+
+    init(root: URL, flags: [String] = []) {
+        self.root = root
+        self.flags = flags
+    }
     private var wireMock: Process?
     private var understudy: Process?
     private var started: Result<(wireMock: Int, understudy: Int), any Error>?
@@ -248,13 +261,13 @@ final class LockedServers: @unchecked Sendable {  // every field is touched unde
             java.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             java.arguments = [
                 "java", "-jar", jar.path, "--port", String(port), "--bind-address", "127.0.0.1",
-                "--root-dir", WireMockDifferentialTests.fixture.path, "--disable-banner", "--disable-request-logging",
-            ]
+                "--root-dir", root.path, "--disable-banner", "--disable-request-logging",
+            ] + flags
             java.standardOutput = FileHandle.nullDevice
             java.standardError = FileHandle.nullDevice
             try java.run()
             wireMock = java
-            let served = try startUnderstudy(["serve", "--wiremock", WireMockDifferentialTests.fixture.path, "--port", "0", "--log", "quiet"])
+            let served = try startUnderstudy(["serve", "--wiremock", root.path, "--port", "0", "--log", "quiet"] + flags)
             understudy = served.process
             try waitForWireMock(port: port, process: java)
             return .success((port, Int(served.port) ?? 0))
@@ -305,7 +318,7 @@ private func freeLoopbackPort() throws -> Int {
 }
 
 /// Waits (at most 60 s) until WireMock answers its admin API.
-private func waitForWireMock(port: Int, process: Process) throws {
+func waitForWireMock(port: Int, process: Process) throws {
     let deadline = Date().addingTimeInterval(60)
     while Date() < deadline, process.isRunning {
         let answer = try curlOutput(["--output", "/dev/null", "--write-out", "%{http_code}", "http://127.0.0.1:\(port)/__admin/mappings?limit=1"])

@@ -98,6 +98,8 @@ public struct Interaction: Sendable, Identifiable, CustomStringConvertible {
     public let redirectedFrom: Int?
     /// For unmatched requests, the nearest stubs and what differed.
     public internal(set) var nearMisses: [NearMiss]
+    /// Where the request left the answering stub's scenario, when the stub takes part in one.
+    public internal(set) var scenario: ScenarioStep?
     /// The shared rendering the response came from (see `RenderCache`), whose body the
     /// registry can still hand out without the journal keeping a copy.
     package internal(set) var renderID: UInt64?
@@ -165,14 +167,17 @@ package struct InteractionResult: Sendable {
     package var httpVersion: String?
     /// The network profile the response was delivered on, if any.
     package var network: NetworkProfile?
+    /// Where the request left the answering stub's scenario.
+    package var scenario: ScenarioStep?
 
     /// Creates a result.
     package init(
         stubName: String?, status: Int?, headers: HeaderFields = [:], bodyBytesSent: Int = 0,
         outcome: Interaction.Outcome, nearMisses: [NearMiss] = [], transport: Interaction.Transport? = nil,
         responseBody: Data? = nil, timing: Interaction.Timing = Interaction.Timing(), renderID: UInt64? = nil,
-        httpVersion: String? = nil, network: NetworkProfile? = nil
+        httpVersion: String? = nil, network: NetworkProfile? = nil, scenario: ScenarioStep? = nil
     ) {
+        self.scenario = scenario
         self.network = network
         self.httpVersion = httpVersion
         self.timing = timing

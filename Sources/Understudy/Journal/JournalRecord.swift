@@ -29,17 +29,21 @@ struct JournalRecord: Sendable {
         let nearMisses: [NearMiss]
         let responseBody: Data?
         let network: NetworkProfile?
+        let scenario: ScenarioStep?
 
-        init(redirectedFrom: Int?, nearMisses: [NearMiss], responseBody: Data?, network: NetworkProfile?) {
+        init(redirectedFrom: Int?, nearMisses: [NearMiss], responseBody: Data?, network: NetworkProfile?, scenario: ScenarioStep? = nil) {
+            self.scenario = scenario
             self.redirectedFrom = redirectedFrom
             self.nearMisses = nearMisses
             self.responseBody = responseBody
             self.network = network
         }
 
-        static func make(redirectedFrom: Int?, nearMisses: [NearMiss], responseBody: Data?, network: NetworkProfile? = nil) -> Extras? {
-            redirectedFrom == nil && nearMisses.isEmpty && responseBody == nil && network == nil
-                ? nil : Extras(redirectedFrom: redirectedFrom, nearMisses: nearMisses, responseBody: responseBody, network: network)
+        static func make(
+            redirectedFrom: Int?, nearMisses: [NearMiss], responseBody: Data?, network: NetworkProfile? = nil, scenario: ScenarioStep? = nil
+        ) -> Extras? {
+            redirectedFrom == nil && nearMisses.isEmpty && responseBody == nil && network == nil && scenario == nil
+                ? nil : Extras(redirectedFrom: redirectedFrom, nearMisses: nearMisses, responseBody: responseBody, network: network, scenario: scenario)
         }
     }
 
@@ -158,7 +162,9 @@ struct JournalRecord: Sendable {
         renderID = result.renderID ?? 0
         let body = body.map { Data($0) }
         let hadExtras = extras != nil
-        extras = Extras.make(redirectedFrom: extras?.redirectedFrom, nearMisses: result.nearMisses, responseBody: body, network: result.network)
+        extras = Extras.make(
+            redirectedFrom: extras?.redirectedFrom, nearMisses: result.nearMisses, responseBody: body, network: result.network, scenario: result.scenario
+        )
         var added = ownResponseHeaderBytes + (body?.count ?? 0)
         if !hadExtras && extras != nil { added += 48 }
         for miss in result.nearMisses {
@@ -170,7 +176,10 @@ struct JournalRecord: Sendable {
     /// Keeps `body`, the response body bytes sent, in a record completed without them.
     mutating func keepBody(_ body: Data) {
         let hadExtras = extras != nil
-        extras = Extras(redirectedFrom: extras?.redirectedFrom, nearMisses: extras?.nearMisses ?? [], responseBody: Data(body), network: extras?.network)
+        extras = Extras(
+            redirectedFrom: extras?.redirectedFrom, nearMisses: extras?.nearMisses ?? [], responseBody: Data(body), network: extras?.network,
+            scenario: extras?.scenario
+        )
         bytes = UInt32(clamping: Int(bytes) + body.count + (hadExtras ? 0 : 48))
     }
 
@@ -199,6 +208,7 @@ struct JournalRecord: Sendable {
         interaction.renderID = renderID == 0 ? nil : renderID
         interaction.httpVersion = isHTTP2 ? "HTTP/2" : "HTTP/1.1"
         interaction.network = extras?.network
+        interaction.scenario = extras?.scenario
         return interaction
     }
 

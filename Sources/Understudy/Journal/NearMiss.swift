@@ -8,13 +8,17 @@ public struct NearMiss: Sendable, Hashable, CustomStringConvertible {
     public let totalParts: Int
     /// The parts that failed, with what the request had.
     public let mismatches: [Mismatch]
+    /// How far the request is from matching, 0 to 1, as WireMock ranks near misses (see
+    /// ``RequestMatcher/distance(to:)``).
+    public let distance: Double
 
     /// Creates a near miss.
-    public init(stubName: String, matchedParts: Int, totalParts: Int, mismatches: [Mismatch]) {
+    public init(stubName: String, matchedParts: Int, totalParts: Int, mismatches: [Mismatch], distance: Double = 0) {
         self.stubName = stubName
         self.matchedParts = matchedParts
         self.totalParts = totalParts
         self.mismatches = mismatches
+        self.distance = distance
     }
 
     /// `"cat" (2 of 3 parts matched): path is /cat.png (got /dog.png)`.

@@ -84,7 +84,8 @@ package struct StubAnswer: Sendable {
             timing: delivery.timing,
             renderID: response.renderID,
             httpVersion: delivery.httpVersion,
-            network: response.network
+            network: response.network,
+            scenario: response.scenarioStep
         )
     }
 }

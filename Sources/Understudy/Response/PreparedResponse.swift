@@ -104,6 +104,12 @@ package struct PreparedResponse: Sendable {
         set { writable.value.variants = newValue }
     }
 
+    /// Where the request left the answering stub's scenario, for the journal.
+    package var scenarioStep: ScenarioStep? {
+        get { storage.value.scenarioStep }
+        set { writable.value.scenarioStep = newValue }
+    }
+
     /// The fields, behind one ``CopyOnWriteBox``: a rendering is handed from the registry's
     /// cache to the responder, its decision, the answer and the delivery plan.
     private struct Fields: Sendable {
@@ -126,6 +132,7 @@ package struct PreparedResponse: Sendable {
         var ownsBandwidth = false
         var pieces: Pieces?
         var variants: ResponseVariants?
+        var scenarioStep: ScenarioStep?
     }
 
     private var storage: CopyOnWriteBox<Fields>

@@ -33,7 +33,8 @@ struct StubFileParser {
         self.references = references
     }
 
-    static let stubKeys = ["name", "priority", "times", "request", "response", "responses"]
+    static let stubKeys = ["name", "priority", "times", "scenario", "request", "response", "responses"]
+    static let scenarioKeys = ["name", "when", "then"]
 
     // MARK: - Documents
 
@@ -102,6 +103,7 @@ struct StubFileParser {
         var matcher = RequestMatcher.any
         var response: (key: Node, value: Node)?
         var responses: (key: Node, value: Node)?
+        var scenario: Scenario?
 
         let fields = entries(node, path, allowed: Self.stubKeys, expected: "a stub mapping") ?? []
         for field in fields {
@@ -126,6 +128,8 @@ struct StubFileParser {
                 response = (field.keyNode, field.value)
             case "responses":
                 responses = (field.keyNode, field.value)
+            case "scenario":
+                scenario = parseScenario(field.value, path: fieldPath)
             default:
                 preconditionFailure("key '\(field.key)' is allowed but not handled")
             }
@@ -148,8 +152,24 @@ struct StubFileParser {
         var stub: Stub?
         if issues.count == issuesBefore, let answer {
             stub = Stub(named: chosenName, matching: matcher, priority: priority, times: times, answer: answer)
+            stub?.scenario = scenario
         }
         return ParsedStub(stub: stub, name: chosenName, hasExplicitName: name != nil, line: nameLine, path: path)
+    }
+
+    /// `scenario: {name: cart, when: Started, then: filled}` (`when` and `then` optional).
+    private mutating func parseScenario(_ node: Node, path: String) -> Scenario? {
+        let issuesBefore = issues.count
+        var values: [String: String] = [:]
+        for field in entries(node, path, allowed: Self.scenarioKeys, expected: "a scenario such as {name: cart, when: Started, then: filled}") ?? [] {
+            if let text = string(field.value, join(path, field.key)) { values[field.key] = text }
+        }
+        guard issues.count == issuesBefore else { return nil }
+        guard let name = values["name"] else {
+            report(node, path, "missing key 'name'; expected the scenario's name, with 'when' (the state it must be in) and 'then' (the state to move to)")
+            return nil
+        }
+        return Scenario(name, requiredState: values["when"], newState: values["then"])
     }
 
     private mutating func parseResponseList(_ node: Node, path: String) -> Stub.Answer? {

@@ -33,12 +33,19 @@ extension StubRegistry {
 
     /// Goes back to the loaded files: drops every stub and `tls:` rule (those added in code too),
     /// re-reads each directory and file given to ``load(from:)-(URL)`` (and each WireMock directory
-    /// given to ``load(wireMock:)``) from disk, in the order first loaded, so `times` and sequences start
+    /// given to ``load(wireMock:templatesEveryResponse:)``) from disk, in the order first loaded, so `times` and sequences start
     /// again, and clears the journal.
     ///
-    /// When a file has become invalid nothing changes, neither the stubs nor the journal.
+    /// Scenarios go back to ``Scenario/startedState``. When a file has become invalid nothing
+    /// changes, neither the stubs nor the journal.
     /// - Throws: ``StubFileError`` listing every issue in every source.
     public func reset() throws {
+        try reload(clearingJournal: true)
+    }
+
+    /// ``reset()``, keeping the journal when `clearingJournal` is false (WireMock's
+    /// `POST /__admin/mappings/reset`).
+    package func reload(clearingJournal: Bool) throws {
         let sources = state.withLock { $0.sources }
         var stubs: [Stub] = []
         var tlsRules: [TLSRule] = []
@@ -58,11 +65,21 @@ extension StubRegistry {
             state.insert(stubs)
             state.tlsRules.removeAll()
             state.insert(tlsRules)
+            state.scenarioStates.removeAll()
         }
-        journal.clear()
+        if clearingJournal { journal.clear() }
     }
 
-    /// The directories and files ``load(from:)-(URL)`` and ``load(wireMock:)`` read, in order.
+    /// Adds `stubs` all at once, each replacing any stub of its name, after removing the stubs
+    /// `removing` picks, under one lock: nothing is seen half-applied.
+    package func replace(removing: (Stub) -> Bool = { _ in false }, adding stubs: [Stub]) {
+        state.withLock { state in
+            state.entries = state.entries.filter { !removing($0.value.stub) }
+            state.insert(stubs)
+        }
+    }
+
+    /// The directories and files ``load(from:)-(URL)`` and ``load(wireMock:templatesEveryResponse:)`` read, in order.
     public var loadedSources: [URL] {
         state.withLock { $0.sources.map(\.url) }
     }

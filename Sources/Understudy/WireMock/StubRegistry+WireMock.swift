@@ -1,4 +1,5 @@
 import Foundation
+@_spi(PackageSupport) import UnderstudyImages
 
 extension StubRegistry {
     /// Adds the stubs of a WireMock directory (`mappings/*.json`, bodies in `__files/`) and
@@ -11,9 +12,24 @@ extension StubRegistry {
     /// ```swift
     /// try stubs.load(wireMock: URL(fileURLWithPath: "wiremock"))
     /// ```
-    /// - Parameter directory: the directory holding `mappings/` and `__files/`.
+    /// - Parameters:
+    ///   - directory: the directory holding `mappings/` and `__files/`.
+    ///   - templatesEveryResponse: whether every response is a template (WireMock's
+    ///     `--global-response-templating`), not only those whose `transformers` ask for it.
     /// - Throws: ``StubFileError`` listing every issue in every mapping file.
-    public func load(wireMock directory: URL) throws {
-        load(try WireMockLoader.load(from: directory).stubs, from: .wireMock(directory))
+    public func load(wireMock directory: URL, templatesEveryResponse: Bool = false) throws {
+        let loaded = try WireMockLoader.load(from: directory, templatesEveryResponse: templatesEveryResponse)
+        load(loaded.stubs, from: .wireMock(directory, templatesEveryResponse: templatesEveryResponse))
+    }
+
+    /// The WireMock directories given to ``load(wireMock:templatesEveryResponse:)``, in order,
+    /// each with whether it templates every response.
+    package var wireMockRoots: [(url: URL, templatesEveryResponse: Bool)] {
+        state.withLock { state in
+            state.sources.compactMap { source in
+                if case .wireMock(let url, let templating) = source { return (url, templating) }
+                return nil
+            }
+        }
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 extension StubRequest {
     /// The request target as WireMock matches `url` and `urlPattern` against it: path and query
     /// exactly as the client sent them, still percent-encoded, without the fragment.
-    var wireMockURL: String {
+    package var wireMockURL: String {
         var rest = Substring(urlString)
         if let separator = rest.range(of: "://") {
             rest = rest[separator.upperBound...]
@@ -14,7 +14,7 @@ extension StubRequest {
     }
 
     /// The path as WireMock matches `urlPath` and `urlPathPattern` against it: still percent-encoded.
-    var wireMockPath: String {
+    package var wireMockPath: String {
         let url = wireMockURL
         guard let question = url.firstIndex(of: "?") else { return url }
         return String(url[..<question])
@@ -22,7 +22,7 @@ extension StubRequest {
 
     /// The query parameters as WireMock reads them: split at `&`, each at its first `=` (none:
     /// the empty value), names and values decoded as `java.net.URLDecoder` does (`+` is a space).
-    var wireMockQuery: [(name: String, value: String)] {
+    package var wireMockQuery: [(name: String, value: String)] {
         let url = wireMockURL
         guard let question = url.firstIndex(of: "?") else { return [] }
         let query = url[url.index(after: question)...]

@@ -26,10 +26,13 @@ internal import Yams
 /// ```
 public enum WireMockLoader {
     /// Reads every mapping file of a WireMock directory.
-    /// - Parameter directory: the directory holding `mappings/` and `__files/`; issues name
-    ///   files by its `relativePath` (`wiremock/mappings/a.json`).
+    /// - Parameters:
+    ///   - directory: the directory holding `mappings/` and `__files/`; issues name
+    ///     files by its `relativePath` (`wiremock/mappings/a.json`).
+    ///   - templatesEveryResponse: whether every response is a template (WireMock's
+    ///     `--global-response-templating`), not only those whose `transformers` ask for it.
     /// - Throws: ``StubFileError`` with every issue found.
-    public static func load(from directory: URL) throws -> StubFileLoader.LoadedStubs {
+    public static func load(from directory: URL, templatesEveryResponse: Bool = false) throws -> StubFileLoader.LoadedStubs {
         let display = directory.relativePath
         let absolute = FileReferences.normalize(directory.path) ?? directory.path
         let root = FileReferences.resolvingSymlinks(absolute)
@@ -48,9 +51,7 @@ public enum WireMockLoader {
 
         // The root as named, not resolved: a `__files` that is a symlink to elsewhere holds
         // nothing a mapping may use.
-        let filesRoot = FileReferences.join(root, "__files")
-        var bodyFiles = FileReferences(root: filesRoot, rootDisplay: FileReferences.join(display, "__files"), directory: filesRoot)
-        bodyFiles.relativeTo = "__files"
+        let bodyFiles = bodyFileReferences(root: root, display: display)
 
         var perFile: [[StubFileError.Issue]] = []
         var parsed: [(file: String, stub: ParsedStub)] = []
@@ -61,7 +62,7 @@ public enum WireMockLoader {
                 continue
             }
             let name = ((document.relative as NSString).lastPathComponent as NSString).deletingPathExtension
-            var parser = WireMockParser(file: shown, defaultNamePrefix: name, bodyFiles: bodyFiles)
+            var parser = WireMockParser(file: shown, defaultNamePrefix: name, bodyFiles: bodyFiles, templatesEveryResponse: templatesEveryResponse)
             let stubs = parse(FileReferences.join(root, document.relative), parser: &parser)
             perFile.append(parser.issues)
             parsed += stubs.map { (shown, $0) }
@@ -78,6 +79,85 @@ public enum WireMockLoader {
         return StubFileLoader.LoadedStubs(
             stubs: parsed.compactMap(\.stub.stub), files: documents.map { FileReferences.join(display, $0.relative) }
         )
+    }
+
+    /// How `bodyFileName` resolves: inside the root's `__files/`, as named, not resolved (a
+    /// `__files` that is a symlink to elsewhere holds nothing a mapping may use).
+    static func bodyFileReferences(root: String, display: String) -> FileReferences {
+        let filesRoot = FileReferences.join(root, "__files")
+        var bodyFiles = FileReferences(root: filesRoot, rootDisplay: FileReferences.join(display, "__files"), directory: filesRoot)
+        bodyFiles.relativeTo = "__files"
+        return bodyFiles
+    }
+
+    /// One mapping as the admin API receives it (`POST /__admin/mappings`), read by the same
+    /// parser as mapping files; issues name the JSON path and `request body`.
+    /// - Parameters:
+    ///   - text: the mapping as JSON.
+    ///   - root: the WireMock root whose `__files/` a `bodyFileName` names; `nil` when there is none.
+    ///   - templatesEveryResponse: whether every response is a template.
+    /// - Throws: ``StubFileError`` with every issue found.
+    package static func mapping(parsing text: String, root: URL?, templatesEveryResponse: Bool = false) throws -> Stub {
+        let display = "request body"
+        let bodyFiles = root.map { bodyFileReferences(root: FileReferences.resolvingSymlinks(FileReferences.normalize($0.path) ?? $0.path), display: $0.relativePath) }
+        var parser = WireMockParser(file: display, defaultNamePrefix: "posted", bodyFiles: bodyFiles, templatesEveryResponse: templatesEveryResponse, fromFiles: false)
+        let parsed: ParsedStub?
+        switch StubFileLoader.composeDocument(text, format: .json) {
+        case .success(let node?):
+            if case .mapping(let object) = node, object["mappings"] != nil {
+                parser.report(node, "mappings", "one mapping expected here; post {\"mappings\": [...]} to /__admin/mappings/import")
+                parsed = nil
+            } else {
+                parsed = parser.parseMapping(node, path: "", index: 0)
+            }
+        case .success(nil):
+            parser.report(line: 1, path: "", "the body is empty; expected a mapping object")
+            parsed = nil
+        case .failure(let problem):
+            parser.report(line: problem.line, path: "", problem.message)
+            parsed = nil
+        }
+        guard parser.issues.isEmpty, var stub = parsed?.stub else { throw StubFileError(issues: parser.issues) }
+        // Without a name, a posted mapping goes by its id, as WireMock's admin API knows it.
+        if case .object(let members)? = stub.wireMock?.json, members["name"] == nil {
+            stub.name = stub.wireMockID.uuidString.lowercased()
+        }
+        return stub
+    }
+
+    /// Mappings as `POST /__admin/mappings/import` receives them: `{"mappings": [...]}`, all
+    /// read or none.
+    /// - Throws: ``StubFileError`` with every issue found, paths like `mappings[2].request`.
+    package static func mappings(parsing text: String, root: URL?, templatesEveryResponse: Bool = false) throws -> [Stub] {
+        let bodyFiles = root.map { bodyFileReferences(root: FileReferences.resolvingSymlinks(FileReferences.normalize($0.path) ?? $0.path), display: $0.relativePath) }
+        var parser = WireMockParser(file: "request body", defaultNamePrefix: "imported", bodyFiles: bodyFiles, templatesEveryResponse: templatesEveryResponse, fromFiles: false)
+        var parsed: [ParsedStub] = []
+        switch StubFileLoader.composeDocument(text, format: .json) {
+        case .success(let root): parsed = parser.parseDocument(root)
+        case .failure(let problem): parser.report(line: problem.line, path: "", problem.message)
+        }
+        guard parser.issues.isEmpty else { throw StubFileError(issues: parser.issues) }
+        return parsed.compactMap(\.stub).map { stub in
+            var stub = stub
+            if case .object(let members)? = stub.wireMock?.json, members["name"] == nil {
+                stub.name = stub.wireMockID.uuidString.lowercased()
+            }
+            return stub
+        }
+    }
+
+    /// A bare WireMock request pattern, as `POST /__admin/requests/count` and `/find` receive it.
+    /// - Throws: ``StubFileError`` naming the JSON path of each issue.
+    package static func requestPattern(parsing text: String) throws -> RequestMatcher {
+        var parser = WireMockParser(file: "request body", defaultNamePrefix: "pattern", bodyFiles: nil)
+        var matcher: RequestMatcher?
+        switch StubFileLoader.composeDocument(text, format: .json) {
+        case .success(let node?): matcher = parser.parseRequest(node, path: "")
+        case .success(nil): parser.report(line: 1, path: "", "the body is empty; expected a request pattern")
+        case .failure(let problem): parser.report(line: problem.line, path: "", problem.message)
+        }
+        guard parser.issues.isEmpty, let matcher else { throw StubFileError(issues: parser.issues) }
+        return matcher
     }
 
     private static func parse(_ path: String, parser: inout WireMockParser) -> [ParsedStub] {

@@ -4,8 +4,13 @@ internal import Yams
 extension WireMockParser {
     static let responseFields = [
         "status", "body", "jsonBody", "base64Body", "bodyFileName", "headers", "fixedDelayMilliseconds",
-        "delayDistribution", "chunkedDribbleDelay", "fault",
+        "delayDistribution", "chunkedDribbleDelay", "fault", "transformers", "transformerParameters",
     ]
+    /// Why a `bodyFileName` posted to a server without a WireMock root cannot be served.
+    static let noRootMessage = "bodyFileName needs a WireMock root holding __files/; start the server with --root-dir DIR (or --wiremock DIR)"
+
+    /// The one transformer Understudy runs: WireMock's Handlebars templating.
+    static let templateTransformer = "response-template"
     static let bodyFields = ["body", "jsonBody", "base64Body", "bodyFileName"]
     /// WireMock's fault names, in the order messages list them, and ours.
     static let faults: KeyValuePairs<String, Fault> = [
@@ -26,6 +31,11 @@ extension WireMockParser {
     mutating func parseResponse(_ node: Node, path: String) -> Stub.Answer? {
         let issuesBefore = issues.count
         guard let fields = fields(node, path, supported: Self.responseFields, expected: "a response object") else { return nil }
+        var templated = templatesEveryResponse
+        if let transformers = fields.first(where: { $0.key == "transformers" }) {
+            templated = parseTransformers(transformers.value, join(path, "transformers")) || templated
+        }
+        var templates = Templates()
         var status = 200
         var body: (response: StubResponse, size: Int)?
         var bodyKey: String?
@@ -49,9 +59,25 @@ extension WireMockParser {
                     continue
                 }
                 bodyKey = field.key
+                if field.key == "bodyFileName", bodyFiles == nil {
+                    report(field.value, fieldPath, Self.noRootMessage)
+                    continue
+                }
+                if templated, let template = bodyTemplate(field.key, field.value, fieldPath) {
+                    templates.body = template
+                    templates.bodyIsFile = field.key == "bodyFileName"
+                    continue
+                }
                 body = parseBody(field.key, field.value, fieldPath)
             case "headers":
                 headers = parseHeaders(field.value, fieldPath)
+                if templated, let given = headers {
+                    templates.headers = templateHeaders(given, field.value, fieldPath)
+                }
+            case "transformers":
+                continue
+            case "transformerParameters":
+                _ = self.fields(field.value, fieldPath, supported: nil, expected: "an object")
             case "fixedDelayMilliseconds":
                 timing.fixedMilliseconds = integer(field.value, fieldPath, expected: "an integer >= 0", minimum: 0) ?? 0
             case "delayDistribution":
@@ -75,7 +101,117 @@ extension WireMockParser {
         var response = fault.map { StubResponse.failure($0) } ?? (body?.response ?? .status(200)).status(status)
         if fault == nil, let headers { response = response.headers(headers) }
         if fault != nil { timing.dribble = nil }
+        if fault == nil, !templates.isEmpty {
+            return templates.answer(status: status, headers: headers ?? [:], body: body?.response, timing: timing, bodyFiles: bodyFiles)
+        }
         return Self.timed(Self.bare(response), bodySize: body?.size ?? 0, timing: timing)
+    }
+
+    /// Whether `transformers` asks for templating; any other transformer is an issue.
+    private mutating func parseTransformers(_ node: Node, _ path: String) -> Bool {
+        guard case .sequence(let items) = node else {
+            report(node, path, "expected an array of transformer names, found \(WireMockJSON.found(node))")
+            return false
+        }
+        var templating = false
+        for (index, item) in items.enumerated() {
+            guard let name = string(item, "\(path)[\(index)]", expected: "a transformer name") else { continue }
+            if name == Self.templateTransformer {
+                templating = true
+            } else {
+                report(item, "\(path)[\(index)]", "unsupported transformer '\(name)'; supported: \(Self.templateTransformer)")
+            }
+        }
+        return templating
+    }
+
+    /// The body as a template when it has expressions; `nil` (parse it as usual) when it is
+    /// literal, or when it has issues (reported).
+    private mutating func bodyTemplate(_ key: String, _ node: Node, _ path: String) -> ResponseTemplate? {
+        let text: String
+        switch key {
+        case "body", "bodyFileName":
+            guard WireMockJSON.kind(of: node) == .string, let value = node.scalar?.string else { return nil }
+            text = value
+        case "jsonBody":
+            guard let data = WireMockJSON.serialized(node) else { return nil }
+            text = String(decoding: data, as: UTF8.self)
+        default:
+            return nil
+        }
+        do {
+            let template = try ResponseTemplate(parsing: text)
+            return template.isLiteral ? nil : template
+        } catch {
+            report(node, path, error.message)
+            // Parsed as usual below would report nothing more; an empty template stands in.
+            return try? ResponseTemplate(parsing: "")
+        }
+    }
+
+    /// The header values that are templates, by position.
+    private mutating func templateHeaders(_ headers: HeaderFields, _ node: Node, _ path: String) -> [(name: String, template: ResponseTemplate)] {
+        var result: [(name: String, template: ResponseTemplate)] = []
+        for field in headers {
+            do {
+                result.append((field.name, try ResponseTemplate(parsing: field.value)))
+            } catch {
+                report(node, join(path, field.name), error.message)
+            }
+        }
+        return result.contains { !$0.template.isLiteral } ? result : []
+    }
+
+    /// The templated parts of a response.
+    struct Templates {
+        var body: ResponseTemplate?
+        var bodyIsFile = false
+        var headers: [(name: String, template: ResponseTemplate)] = []
+
+        var isEmpty: Bool { body == nil && headers.isEmpty }
+
+        /// An answer rendering the templates for each request, then timed as a fixed response is.
+        func answer(status: Int, headers fixedHeaders: HeaderFields, body fixedBody: StubResponse?, timing: Timing, bodyFiles: FileReferences?) -> Stub.Answer {
+            let body = self.body, bodyIsFile = self.bodyIsFile, headerTemplates = self.headers
+            return .handler { request in
+                var response: StubResponse
+                var size = 0
+                if let body {
+                    let text = body.render(for: request)
+                    if bodyIsFile, let bodyFiles {
+                        switch bodyFiles.resolve(text) {
+                        case .success(let url):
+                            response = .file(url)
+                            // The size paces chunkedDribbleDelay alone: no stat per request without one.
+                            if timing.dribble != nil {
+                                size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
+                            }
+                        case .failure(let problem):
+                            throw RenderError(status: 500, "bodyFileName '\(text)': \(problem.message)")
+                        }
+                    } else {
+                        let data = Data(text.utf8)
+                        response = .data(data)
+                        size = data.count
+                    }
+                } else {
+                    response = fixedBody ?? .status(200)
+                }
+                response = response.status(status)
+                if headerTemplates.isEmpty {
+                    if !fixedHeaders.isEmpty { response = response.headers(fixedHeaders) }
+                } else {
+                    var rendered = HeaderFields()
+                    for header in headerTemplates { rendered.add(name: header.name, value: header.template.render(for: request)) }
+                    response = response.headers(rendered)
+                }
+                switch WireMockParser.timed(WireMockParser.bare(response), bodySize: size, timing: timing) {
+                case .response(let timed): return timed
+                case .sequence(let steps): return steps[0]
+                case .handler(let drawn): return try await drawn(request)
+                }
+            }
+        }
     }
 
     /// The body and its size in bytes (the size paces `chunkedDribbleDelay`).
@@ -100,6 +236,10 @@ extension WireMockParser {
             return (.data(data), data.count)
         default:
             guard let reference = string(node, path, expected: "a path inside __files") else { return nil }
+            guard let bodyFiles else {
+                report(node, path, Self.noRootMessage)
+                return nil
+            }
             switch bodyFiles.resolve(reference) {
             case .success(let url):
                 let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0

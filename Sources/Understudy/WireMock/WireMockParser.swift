@@ -12,16 +12,26 @@ struct WireMockParser {
     /// The file's name without `.json`: the prefix of default stub names.
     let defaultNamePrefix: String
     /// How `bodyFileName` values resolve: inside the directory's `__files/`.
-    let bodyFiles: FileReferences
+    let bodyFiles: FileReferences?
+    /// Whether every response is a template (`--global-response-templating`), not only those
+    /// whose `transformers` name `response-template`.
+    let templatesEveryResponse: Bool
+    /// Whether the mappings come from the root's `mappings/` (else from the admin API).
+    let fromFiles: Bool
     private(set) var issues: [StubFileError.Issue] = []
 
-    init(file: String, defaultNamePrefix: String, bodyFiles: FileReferences) {
+    init(file: String, defaultNamePrefix: String, bodyFiles: FileReferences?, templatesEveryResponse: Bool = false, fromFiles: Bool = true) {
         self.file = file
         self.defaultNamePrefix = defaultNamePrefix
         self.bodyFiles = bodyFiles
+        self.templatesEveryResponse = templatesEveryResponse
+        self.fromFiles = fromFiles
     }
 
-    static let mappingFields = ["id", "uuid", "name", "priority", "request", "response"]
+    static let mappingFields = [
+        "id", "uuid", "name", "priority", "request", "response", "scenarioName", "requiredScenarioState", "newScenarioState",
+        "persistent", "insertionIndex", "metadata",
+    ]
 
     /// WireMock's priority when a mapping gives none; it maps to Understudy's default, 0.
     static let defaultPriority = 5
@@ -64,6 +74,10 @@ struct WireMockParser {
         var matcher = RequestMatcher.any
         var answer: Stub.Answer?
         var hasResponse = false
+        var scenarioName: String?
+        var requiredState: String?
+        var newState: String?
+        var persistent = false
 
         for field in fields(node, path, supported: Self.mappingFields, expected: "a mapping object") ?? [] {
             let fieldPath = join(path, field.key)
@@ -103,6 +117,19 @@ struct WireMockParser {
             case "response":
                 hasResponse = true
                 answer = parseResponse(field.value, path: fieldPath)
+            case "scenarioName":
+                scenarioName = string(field.value, fieldPath, expected: "a scenario name")
+            case "requiredScenarioState":
+                requiredState = string(field.value, fieldPath, expected: "a scenario state")
+            case "newScenarioState":
+                newState = string(field.value, fieldPath, expected: "a scenario state")
+            case "persistent":
+                persistent = bool(field.value, fieldPath) ?? false
+            case "insertionIndex":
+                // WireMock's own order of insertion, saved with its files; files keep theirs by name.
+                _ = integer(field.value, fieldPath, expected: "an integer")
+            case "metadata":
+                _ = fields(field.value, fieldPath, supported: nil, expected: "an object")
             default:
                 preconditionFailure("field '\(field.key)' is supported but not handled")
             }
@@ -114,9 +141,24 @@ struct WireMockParser {
 
         let chosenName = name ?? identifier?.value ?? "\(defaultNamePrefix)-\(index + 1)"
         if name == nil, let identifier { nameLine = identifier.node.line }
+        if scenarioName == nil, requiredState != nil || newState != nil, issues.count == issuesBefore {
+            report(node, path, "'requiredScenarioState' or 'newScenarioState' without 'scenarioName'; expected a scenarioName for the scenario they belong to")
+        }
         var stub: Stub?
         if issues.count == issuesBefore, let answer {
             stub = Stub(named: chosenName, matching: matcher, priority: priority, answer: answer)
+            if let scenarioName {
+                stub?.scenario = Scenario(scenarioName, requiredState: requiredState, newState: newState)
+            }
+            let id = identifier.flatMap { UUID(uuidString: $0.value) } ?? UUID()
+            var json = WireMockJSON.value(node) ?? .object([:])
+            if case .object(var members) = json {
+                // WireMock writes its id twice, as `id` and `uuid`; so do we.
+                members["id"] = .string(id.uuidString.lowercased())
+                members["uuid"] = .string(id.uuidString.lowercased())
+                json = .object(members)
+            }
+            stub?.wireMock = WireMockMapping(id: id, json: json, persistent: persistent, fromFile: fromFiles)
         }
         return ParsedStub(
             stub: stub, name: chosenName, hasExplicitName: name != nil || identifier != nil, line: nameLine, path: path

@@ -2,29 +2,6 @@ import Foundation
 import Understudy
 
 extension AdminAPI {
-    /// `GET /__admin/requests?unmatched=true&offset=N&limit=N`, oldest first.
-    func listRequests(_ request: AdminRequest) throws -> AdminResponse {
-        let unmatchedOnly = try flag(request, "unmatched")
-        let offset = try count(request, "offset") ?? 0
-        let limit = try count(request, "limit")
-        let journal = registry.journal
-        let entries = unmatchedOnly ? journal.unmatched : journal.interactions
-        let page = entries.dropFirst(offset).prefix(limit ?? Int.max)
-        return .json(200, AdminJSON.RequestList(requests: page.map(JournalEntry.init), total: entries.count))
-    }
-
-    /// `POST /__admin/requests/count` with `{"request": {...}}`.
-    func countRequests(_ request: AdminRequest) throws -> AdminResponse {
-        let (text, format) = try document(of: request, expected: #"{"request": {...}}"#)
-        let matcher: RequestMatcher
-        do {
-            matcher = try StubFileLoader.requestMatcher(parsing: text, format: format, named: Self.documentName)
-        } catch let error as StubFileError {
-            throw AdminFailure.badDocument(error)
-        }
-        return .json(200, AdminJSON.Count(count: registry.journal.count(matching: matcher)))
-    }
-
     /// `GET /__admin/near-misses`: every unmatched request with the stubs nearest to it.
     func nearMisses() -> AdminResponse {
         let unmatched = registry.journal.unmatched.map { interaction in

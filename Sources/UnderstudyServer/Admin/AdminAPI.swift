@@ -31,7 +31,12 @@ import UnderstudyHAR
 /// | `PUT network` | 200 ``AdminJSON/NetworkState``: `{"profile": "slow-3g"}` or `{"latency": "300ms", "rate": "800kbit/s"}` from now on |
 /// | `DELETE network` | 200 ``AdminJSON/NetworkState``: the run-time profile removed (the server's `--network` again) |
 ///
-/// Bad input is a 400 whose ``AdminJSON/Error`` names the field; a known path with another
+/// WireMock's endpoints (`mappings`, `requests/{id}`, `requests/find`, `requests/unmatched`,
+/// `near-misses/request`, `scenarios`, `settings`, ...) are in AdminAPI+Mappings.swift and
+/// AdminAPI+WireMock.swift; see the MovingFromWireMock article.
+///
+/// Bad input is a 400 whose ``AdminJSON/Error`` names the field (on WireMock's own endpoints,
+/// WireMock's `{"errors": [...]}`, which its Java client reads); a known path with another
 /// method is a 405 with `Allow`; an unknown path is a 404; with a token, a request without
 /// `Authorization: Bearer <token>` is a 401. `HEAD` is answered like `GET` (the transport
 /// drops the body).
@@ -100,7 +105,11 @@ package struct AdminAPI: Sendable {
                     field: "method", extraHeaders: ["Allow": endpoint.methods.joined(separator: ", ")]
                 )
             }
-            return try await respond(to: request, at: endpoint, method: method)
+            do {
+                return try await respond(to: request, at: endpoint, method: method)
+            } catch let failure as AdminFailure where endpoint.isWireMocks {
+                return failure.wireMockResponse
+            }
         } catch let failure as AdminFailure {
             return failure.response
         } catch {
@@ -130,7 +139,7 @@ package struct AdminAPI: Sendable {
             try checkQuery(request, allowed: [])
             return try removeStub(named: name)
         case (.requests, "GET"):
-            try checkQuery(request, allowed: ["limit", "offset", "unmatched"])
+            try checkQuery(request, allowed: ["limit", "offset", "unmatched", "since"])
             return try listRequests(request)
         case (.requests, _):
             try checkQuery(request, allowed: [])
@@ -162,6 +171,96 @@ package struct AdminAPI: Sendable {
             return operateGate(named: name, action)
         case (.network, _):
             return try network(request, method: method)
+        default:
+            return try respondAsWireMock(to: request, at: endpoint, method: method)
+        }
+    }
+
+    /// WireMock's endpoints (AdminAPI+Mappings.swift, AdminAPI+WireMock.swift).
+    private func respondAsWireMock(to request: AdminRequest, at endpoint: Endpoint, method: String) throws -> AdminResponse {
+        switch (endpoint, method) {
+        case (.mappings, "GET"):
+            try checkQuery(request, allowed: ["limit", "offset"])
+            return try listMappings(request)
+        case (.mappings, "POST"):
+            try checkQuery(request, allowed: [])
+            return try createMapping(request)
+        case (.mappings, _):
+            try checkQuery(request, allowed: [])
+            return deleteAllMappings()
+        case (.mapping(let id), "GET"):
+            try checkQuery(request, allowed: [])
+            return try showMapping(id)
+        case (.mapping(let id), "PUT"):
+            try checkQuery(request, allowed: [])
+            return try updateMapping(id, request)
+        case (.mapping(let id), _):
+            try checkQuery(request, allowed: [])
+            return try deleteMapping(id)
+        case (.mappingsReset, _):
+            try checkQuery(request, allowed: [])
+            return try resetMappings()
+        case (.mappingsSave, _):
+            try checkQuery(request, allowed: [])
+            return try saveMappings()
+        case (.mappingsImport, _):
+            try checkQuery(request, allowed: [])
+            return try importMappings(request)
+        case (.mappingsNew, _):
+            try checkQuery(request, allowed: [])
+            return try createMapping(request)
+        case (.mappingsEdit, _):
+            try checkQuery(request, allowed: [])
+            return try updateMapping(try mappingID(in: request), request)
+        case (.mappingsRemove, _):
+            try checkQuery(request, allowed: [])
+            return try deleteMapping(try mappingID(in: request))
+        case (.mappingsFindByMetadata, _):
+            try checkQuery(request, allowed: [])
+            return try findMappings(byMetadata: request)
+        case (.mappingsRemoveByMetadata, _):
+            try checkQuery(request, allowed: [])
+            return try removeMappings(byMetadata: request)
+        case (.request(let id), _):
+            try checkQuery(request, allowed: [])
+            return try showRequest(id)
+        case (.requestsReset, _):
+            try checkQuery(request, allowed: [])
+            registry.journal.clear()
+            return .json(200, [:] as JSONValue)
+        case (.requestsFind, _):
+            try checkQuery(request, allowed: [])
+            return try findRequests(request)
+        case (.requestsUnmatched, _):
+            try checkQuery(request, allowed: [])
+            return unmatchedRequests()
+        case (.requestsUnmatchedNearMisses, _):
+            try checkQuery(request, allowed: [])
+            return unmatchedNearMisses()
+        case (.nearMissesForRequest, _):
+            try checkQuery(request, allowed: [])
+            return try nearMissesForRequest(request)
+        case (.nearMissesForPattern, _):
+            try checkQuery(request, allowed: [])
+            return try nearMissesForPattern(request)
+        case (.scenarios, _):
+            try checkQuery(request, allowed: [])
+            return listScenarios()
+        case (.scenariosReset, _):
+            try checkQuery(request, allowed: [])
+            registry.resetScenarios()
+            return .json(200, [:] as JSONValue)
+        case (.scenarioState(let name), _):
+            try checkQuery(request, allowed: [])
+            return try setScenarioState(name, request)
+        case (.settings, "GET"):
+            try checkQuery(request, allowed: [])
+            return showSettings()
+        case (.settings, _):
+            try checkQuery(request, allowed: [])
+            return try updateSettings(request)
+        default:
+            throw AdminFailure(404, "no admin endpoint \(request.path)")
         }
     }
 

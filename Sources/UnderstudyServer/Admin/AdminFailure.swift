@@ -24,4 +24,27 @@ struct AdminFailure: Error, Sendable {
     var response: AdminResponse {
         AdminResponse.json(status, body, extraHeaders: extraHeaders)
     }
+
+    /// The refusal as WireMock writes one, for the endpoints only WireMock has: WireMock's Java
+    /// client reads error bodies strictly as `{"errors": [{"code", "source": {"pointer"},
+    /// "title", "detail"}]}`, so Understudy's message goes in `detail` and its field, as a JSON
+    /// pointer (`request.urlPath` is `/request/urlPath`, `mappings[1]` is `/mappings/1`), in
+    /// `source.pointer`.
+    var wireMockResponse: AdminResponse {
+        var pointer = ""
+        for part in (body.field ?? "").split(separator: ".") {
+            var rest = Substring(part)
+            while let open = rest.firstIndex(of: "[") {
+                if open > rest.startIndex { pointer += "/" + rest[..<open] }
+                let close = rest[open...].firstIndex(of: "]") ?? rest.endIndex
+                pointer += "/" + rest[rest.index(after: open)..<close]
+                rest = close < rest.endIndex ? rest[rest.index(after: close)...] : ""
+            }
+            if !rest.isEmpty { pointer += "/" + rest }
+        }
+        let title = body.error.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? body.error
+        var error: [String: JSONValue] = ["code": 10, "title": .string(title), "detail": .string(body.error)]
+        if !pointer.isEmpty { error["source"] = ["pointer": .string(pointer)] }
+        return AdminResponse.json(status, ["errors": [.object(error)]] as JSONValue, extraHeaders: extraHeaders)
+    }
 }

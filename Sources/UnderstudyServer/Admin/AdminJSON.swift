@@ -144,17 +144,30 @@ package enum AdminJSON {
         }
     }
 
-    /// `GET /__admin/requests`: `{"requests":[...],"total":12}`, oldest first.
+    /// `GET /__admin/requests`: WireMock's `{"requests":[...],"meta":{"total":12},"requestJournalDisabled":false}`,
+    /// newest first (WireMock's Java client refuses any other field here).
     package struct RequestList: Sendable, Hashable, Codable {
-        /// The page of entries asked for.
-        package var requests: [JournalEntry]
-        /// Entries that passed the filter, before `offset` and `limit`.
-        package var total: Int
+        /// WireMock's `meta`.
+        package struct Meta: Sendable, Hashable, Codable {
+            /// Entries that passed the filters (`unmatched`, `since`), before `offset` and `limit`.
+            package var total: Int
+        }
+
+        /// The page of entries asked for, newest first.
+        package var requests: [ServeEvent]
+        /// The count of entries that passed the filters.
+        package var meta: Meta
+        /// Always `false`: Understudy always keeps a journal.
+        package var requestJournalDisabled: Bool
+
+        /// Entries that passed the filters, before `offset` and `limit` (`meta.total`).
+        package var total: Int { meta.total }
 
         /// Creates a page.
-        package init(requests: [JournalEntry], total: Int) {
+        package init(requests: [ServeEvent], total: Int, requestJournalDisabled: Bool = false) {
             self.requests = requests
-            self.total = total
+            self.meta = Meta(total: total)
+            self.requestJournalDisabled = requestJournalDisabled
         }
     }
 

@@ -124,15 +124,16 @@ extension DashboardAssets {
                 json("/__admin/stubs"), journalPage(), json("/__admin/requests?unmatched=true&limit=0"),
               ]);
               renderStubs(stubs.stubs);
-              renderJournal(journal.requests, journal.total);
+              renderJournal(journal.requests, journal.meta.total);
               // Near misses are the heavy list: fetched again only when the unmatched ones changed.
               const newestUnmatched = journal.requests.filter((entry) => entry.stub === null).map((entry) => entry.id).pop();
-              const unmatchedNow = unmatched.total + "/" + newestUnmatched;
+              const unmatchedNow = unmatched.meta.total + "/" + newestUnmatched;
               if (unmatchedNow !== unmatchedSeen) {
                 renderMisses((await json("/__admin/near-misses")).unmatched);
                 unmatchedSeen = unmatchedNow;
               }
               await renderGates();
+              await renderScenarios();
               await renderNetwork();
               renders += 1;
               document.body.dataset.renders = String(renders);
@@ -145,11 +146,15 @@ extension DashboardAssets {
           }
         }
 
-        // The newest 300 entries: the total first, then the page that ends with it.
+        // The newest 300 entries, oldest first: the total, then the page that ends with it
+        // (GET /__admin/requests answers in WireMock's shape, newest first, each entry's
+        // Understudy form under `request.understudy`).
         async function journalPage() {
           const head = await json("/__admin/requests?limit=0");
-          const offset = Math.max(0, head.total - 300);
-          return json("/__admin/requests?offset=" + offset);
+          const offset = Math.max(0, head.meta.total - 300);
+          const page = await json("/__admin/requests?offset=" + offset);
+          page.requests = page.requests.reverse().map((event) => event.request.understudy);
+          return page;
         }
 
         function renderStubs(stubs) {
@@ -249,7 +254,7 @@ extension DashboardAssets {
               element("td", null, entry.id),
               element("td", null, entry.time.slice(11, 23)),
               request,
-              element("td", "stub", entry.stub === null ? "—" : entry.stub),
+              element("td", "stub", entry.stub === null ? "—" : entry.stub + (entry.scenario ? " (" + entry.scenario.name + ": " + entry.scenario.state + ")" : "")),
               resultCell,
               element("td", null, Math.round(entry.durationMs)),
               bodyCell,
@@ -287,6 +292,28 @@ extension DashboardAssets {
               box.append(misses);
             }
             list.append(box);
+          }
+        }
+
+        // Each scenario's state now, with the states its stubs know.
+        async function renderScenarios() {
+          const list = $("scenarios");
+          const scenarios = (await json("/__admin/scenarios")).scenarios || [];
+          list.replaceChildren();
+          if (scenarios.length === 0) {
+            list.append(element("p", "empty", "no scenarios"));
+            return;
+          }
+          for (const scenario of scenarios) {
+            const line = element("div", "scenario");
+            line.dataset.name = scenario.name;
+            line.dataset.state = scenario.state;
+            line.append(
+              element("strong", null, scenario.name),
+              element("span", "state", scenario.state),
+              element("span", "empty", "(" + scenario.possibleStates.join(", ") + ")"),
+            );
+            list.append(line);
           }
         }
 

@@ -53,6 +53,10 @@ enum DashboardAssets {
               <tbody></tbody>
             </table>
           </section>
+          <section id="scenarios-section">
+            <h2>Scenarios</h2>
+            <div id="scenarios"><p class="empty">no scenarios</p></div>
+          </section>
           <section id="gates-section">
             <h2>Gates</h2>
             <div id="gates"><p class="empty">no gates</p></div>

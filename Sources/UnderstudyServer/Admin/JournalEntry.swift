@@ -1,7 +1,9 @@
 import Foundation
 import Understudy
 
-/// One journal entry as JSON: what `GET /__admin/requests` lists and `--log json` prints.
+/// One journal entry as JSON: what `--log json` prints and `GET /__admin/near-misses` lists;
+/// `GET /__admin/requests` writes every field of it inside a ``ServeEvent``, WireMock's shape
+/// (where `id` is `sequence` and `request.url` is `request.absoluteUrl`).
 ///
 /// ```json
 /// {"durationMs":12.5,"id":1,"outcome":"completed","request":{"bodySize":0,"headers":{"Accept":"image/webp"},
@@ -17,6 +19,8 @@ import Understudy
 ///   was sent) or `failed` (then `error` says why: unreadable file, throwing closure, upstream).
 /// - `redirectedFrom` is present only for redirect hops.
 /// - `httpVersion` is `HTTP/1.1` or `HTTP/2`, what the request came over.
+/// - `scenario` is present when the answering stub takes part in a scenario: its `name` and the
+///   `state` the request left it in.
 /// - `network` is present when the response was delivered on a network profile: its `name`
 ///   (`null` for a custom one), `latencyMs`, `rate` (`400kbit/s`) and `bytesPerSecond`.
 /// - Header objects have their names sorted; repeated names are joined with `", "`.
@@ -86,6 +90,8 @@ package struct JournalEntry: Sendable, Hashable, Codable {
     package var tunnel: Tunnel?
     /// The network profile the response was delivered on, if any.
     package var network: AdminJSON.NetworkProfileSummary?
+    /// Where the request left the answering stub's scenario: `{"name": "cart", "state": "filled"}`.
+    package var scenario: [String: String]?
 
     /// The bytes a `CONNECT` tunnel carried.
     package struct Tunnel: Codable, Sendable, Hashable {
@@ -151,10 +157,12 @@ package struct JournalEntry: Sendable, Hashable, Codable {
         self.redirectedFrom = interaction.redirectedFrom
         self.httpVersion = interaction.httpVersion
         self.network = interaction.network.map(AdminJSON.NetworkProfileSummary.init)
+        self.scenario = interaction.scenario.map { ["name": $0.name, "state": $0.state] }
     }
 
     private enum CodingKeys: String, CodingKey {
         case id, time, request, stub, response, outcome, fault, error, durationMs, transport, redirectedFrom, tunnel, httpVersion, network
+        case scenario
     }
 
     package init(from decoder: any Decoder) throws {
@@ -179,6 +187,7 @@ package struct JournalEntry: Sendable, Hashable, Codable {
         tunnel = try container.decodeIfPresent(Tunnel.self, forKey: .tunnel)
         httpVersion = try container.decodeIfPresent(String.self, forKey: .httpVersion) ?? "HTTP/1.1"
         network = try container.decodeIfPresent(AdminJSON.NetworkProfileSummary.self, forKey: .network)
+        scenario = try container.decodeIfPresent([String: String].self, forKey: .scenario)
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -198,6 +207,7 @@ package struct JournalEntry: Sendable, Hashable, Codable {
         try container.encodeIfPresent(tunnel, forKey: .tunnel)
         try container.encode(httpVersion, forKey: .httpVersion)
         try container.encodeIfPresent(network, forKey: .network)
+        try container.encodeIfPresent(scenario, forKey: .scenario)
     }
 
     /// `2025-01-02T03:04:05.678Z`.

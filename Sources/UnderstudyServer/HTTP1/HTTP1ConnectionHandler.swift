@@ -52,6 +52,11 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
     private var timerDeadline = NIODeadline.distantFuture
     /// How many requests were passed on (see ``RepeatedRequestShortcut``).
     private(set) var requestsPassedOn = 0
+    /// Whether the request being answered asked to upgrade the connection (`Upgrade: h2c`, as
+    /// java.net.http's client asks on every `http://` connection): NIOHTTP1's parser stops at
+    /// such a request, expecting the protocol to change, and parses nothing more. The server
+    /// answers over HTTP/1.1 and, once it has, puts a fresh parser in its place.
+    private var parserStopped = false
 
     init(settings: HTTP1Settings, silentInput: SilentInputGuard? = nil) {
         self.settings = settings
@@ -174,6 +179,10 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
         case .end:
             guard case .receiving(let head, let body, let start, let headTime) = readState else { return }
             readState = .idle
+            if head.headers.contains(name: "upgrade"),
+               head.headers[canonicalForm: "connection"].contains(where: { $0.lowercased() == "upgrade" }) {
+                parserStopped = true
+            }
             awaitingSince = nil
             answering = true
             requestsPassedOn &+= 1
@@ -190,8 +199,24 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
         promise?.succeed()
         answering = false
         if case .refusing = readState { return }
+        if parserStopped {
+            parserStopped = false
+            renewParser(context)
+        }
         awaitHead(context)
         drainQueue(context: context)
+    }
+
+    /// Replaces the stopped request parser with a fresh one (see ``parserStopped``).
+    private func renewParser(_ context: ChannelHandlerContext) {
+        let sync = context.pipeline.syncOperations
+        guard let old = try? sync.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self) else { return }
+        do {
+            try sync.addHandler(ServerPipeline.requestDecoder(maxHeaderCount: settings.maxHeaderCount), position: .after(old.handler))
+            _ = sync.removeHandler(context: old)
+        } catch {
+            context.close(promise: nil)
+        }
     }
 
     private func drainQueue(context: ChannelHandlerContext) {
