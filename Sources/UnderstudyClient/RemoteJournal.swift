@@ -13,8 +13,11 @@ enum RemoteJournal {
             throw StubServerClientError("the server's journal is not the JSON expected: \(String(decoding: requests.prefix(200), as: UTF8.self))")
         }
         let misses = nearMissesByEntry(nearMisses)
+        // WireMock's shape, newest first: Understudy's own entry is `request.understudy`.
+        let understudy = entries.map { ($0["request"] as? [String: Any])?["understudy"] as? [String: Any] ?? $0 }
+            .sorted { ($0["id"] as? Int ?? 0) < ($1["id"] as? Int ?? 0) }
         let journal = Journal()
-        for entry in entries {
+        for entry in understudy {
             guard let (request, startTime) = self.request(entry) else { continue }
             let id = (entry["sequence"] as? Int) ?? (entry["id"] as? Int)
             journal.record(

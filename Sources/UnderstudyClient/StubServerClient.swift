@@ -126,8 +126,8 @@ public struct StubServerClient: Sendable {
         _ = try await send("DELETE", "stubs", expecting: [204])
     }
 
-    /// Puts the server back as it started: stub files read again, `times` and sequences
-    /// restarted, the journal cleared.
+    /// Puts the server back as it started: every stub dropped (those this client added too) and
+    /// the stub files read again, `times`, sequences and scenarios restarted, the journal cleared.
     public func reset() async throws {
         _ = try await send("POST", "reset", expecting: [200])
     }

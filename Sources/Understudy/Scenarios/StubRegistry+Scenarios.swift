@@ -1,4 +1,5 @@
-@_spi(PackageSupport) import UnderstudyImages
+import UnderstudyImages
+import UnderstudySupport
 
 extension StubRegistry {
     /// Every scenario a registered stub takes part in, by name, with its state now

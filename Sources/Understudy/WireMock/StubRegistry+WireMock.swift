@@ -1,5 +1,6 @@
 import Foundation
-@_spi(PackageSupport) import UnderstudyImages
+import UnderstudyImages
+import UnderstudySupport
 
 extension StubRegistry {
     /// Adds the stubs of a WireMock directory (`mappings/*.json`, bodies in `__files/`) and
