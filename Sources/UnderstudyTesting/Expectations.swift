@@ -16,7 +16,7 @@ public func expectRequested(
     _ registry: StubRegistry, _ matcher: RequestMatcher, times: Int? = nil,
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
-    recordIssue(FailureMessages.requested(registry.journal, matcher, times: times), at: sourceLocation)
+    expectRequested(registry.journal, matcher, times: times, sourceLocation: sourceLocation)
 }
 
 /// Expects that no request matching `matcher` was made.
@@ -28,7 +28,7 @@ public func expectNotRequested(
     _ registry: StubRegistry, _ matcher: RequestMatcher,
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
-    recordIssue(FailureMessages.notRequested(registry.journal, matcher), at: sourceLocation)
+    expectNotRequested(registry.journal, matcher, sourceLocation: sourceLocation)
 }
 
 /// Expects that every request was answered by a stub; the issue lists each unmatched request
@@ -40,7 +40,7 @@ public func expectNoUnmatchedRequests(
     _ registry: StubRegistry,
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
-    recordIssue(FailureMessages.noUnmatchedRequests(registry.journal), at: sourceLocation)
+    expectNoUnmatchedRequests(registry.journal, sourceLocation: sourceLocation)
 }
 
 /// Expects that every registered stub answered at least once.
@@ -68,7 +68,7 @@ public func expectRequestOrder(
     _ registry: StubRegistry, _ matchers: [RequestMatcher],
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
-    recordIssue(FailureMessages.requestOrder(registry.journal, matchers), at: sourceLocation)
+    expectRequestOrder(registry.journal, matchers, sourceLocation: sourceLocation)
 }
 
 func recordIssue(_ message: String?, at sourceLocation: SourceLocation) {

@@ -11,9 +11,7 @@ public func XCTAssertRequested(
     _ registry: StubRegistry, _ matcher: RequestMatcher, times: Int? = nil,
     file: StaticString = #filePath, line: UInt = #line
 ) {
-    if let message = FailureMessages.requested(registry.journal, matcher, times: times) {
-        XCTFail(message, file: file, line: line)
-    }
+    XCTAssertRequested(registry.journal, matcher, times: times, file: file, line: line)
 }
 
 /// Asserts that no request matching `matcher` was made.
@@ -21,9 +19,7 @@ public func XCTAssertNotRequested(
     _ registry: StubRegistry, _ matcher: RequestMatcher,
     file: StaticString = #filePath, line: UInt = #line
 ) {
-    if let message = FailureMessages.notRequested(registry.journal, matcher) {
-        XCTFail(message, file: file, line: line)
-    }
+    XCTAssertNotRequested(registry.journal, matcher, file: file, line: line)
 }
 
 /// Asserts that every request was answered by a stub; the failure lists each unmatched
@@ -32,9 +28,7 @@ public func XCTAssertNoUnmatchedRequests(
     _ registry: StubRegistry,
     file: StaticString = #filePath, line: UInt = #line
 ) {
-    if let message = FailureMessages.noUnmatchedRequests(registry.journal) {
-        XCTFail(message, file: file, line: line)
-    }
+    XCTAssertNoUnmatchedRequests(registry.journal, file: file, line: line)
 }
 
 /// Asserts that every registered stub answered at least once.
@@ -57,7 +51,5 @@ public func XCTAssertRequestOrder(
     _ registry: StubRegistry, _ matchers: [RequestMatcher],
     file: StaticString = #filePath, line: UInt = #line
 ) {
-    if let message = FailureMessages.requestOrder(registry.journal, matchers) {
-        XCTFail(message, file: file, line: line)
-    }
+    XCTAssertRequestOrder(registry.journal, matchers, file: file, line: line)
 }
