@@ -91,7 +91,8 @@ extension UnderstudyCommand {
             }
             let stubSources = directories.isEmpty && wireMockSources.isEmpty ? ["Stubs"] : directories
             let sources = stubSources + wireMockSources
-            let registry = StubRegistry(journalLimit: wireMock.maxJournalEntries ?? journalLimit, journalByteLimit: journalBytes)
+            let kept = wireMock.noRequestJournal ? 0 : wireMock.maxJournalEntries ?? journalLimit
+            let registry = StubRegistry(journalLimit: kept, journalByteLimit: journalBytes)
             for (index, source) in sources.enumerated() {
                 do {
                     if index < stubSources.count {

@@ -27,7 +27,7 @@ struct WireMockOptions: ParsableArguments {
     @Flag(name: .customLong("disable-banner"), help: "WireMock's flag: Understudy prints no banner, only its ready line.")
     var disableBanner = false
 
-    @Flag(name: .customLong("no-request-journal"), help: .hidden)
+    @Flag(name: .customLong("no-request-journal"), help: "WireMock's flag: keep no request; counts and searches of the journal are refused.")
     var noRequestJournal = false
 
     @Option(name: .customLong("proxy-all"), help: .hidden)
@@ -58,8 +58,8 @@ struct WireMockOptions: ParsableArguments {
         if let maxJournalEntries, maxJournalEntries < 1 {
             throw ValidationError("--max-request-journal-entries must be at least 1, not \(maxJournalEntries)")
         }
-        if noRequestJournal {
-            throw ValidationError("--no-request-journal cannot be honoured: Understudy always keeps a journal (bound it with --max-request-journal-entries N or --journal-bytes BYTES)")
+        if noRequestJournal, maxJournalEntries != nil {
+            throw ValidationError("--no-request-journal and --max-request-journal-entries contradict each other; give one")
         }
         if proxyAll != nil {
             throw ValidationError("--proxy-all cannot be honoured: Understudy forwards only unmatched requests; use --proxy-unmatched URL")

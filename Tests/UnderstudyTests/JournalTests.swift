@@ -48,6 +48,22 @@ final class JournalTests: XCTestCase {
         try await journal.wait(for: .path("/a.png"), count: 1, timeout: .milliseconds(1))
     }
 
+    /// A limit of 0 (`--no-request-journal`) keeps nothing and counts nothing as dropped, while a
+    /// wait already running still sees the requests arrive.
+    func testALimitOfZeroKeepsNothingButWaitsSeeRequests() async throws {
+        let journal = Journal(limit: 0)
+        let waiting = Task { try await journal.wait(for: .path("/a.png"), count: 2, timeout: .seconds(10)) }
+        try await Task.sleep(for: .milliseconds(50))
+        let first = journal.open(request("/a.png"), transport: .server)
+        _ = journal.open(request("/a.png"), transport: .server)
+        journal.complete(first, with: InteractionResult(stubName: "a", status: 200, outcome: .completed))
+        try await waiting.value
+        XCTAssertEqual(journal.count, 0)
+        XCTAssertEqual(journal.droppedCount, 0)
+        XCTAssertEqual(journal.inFlightCount, 0)
+        XCTAssertNil(journal.interaction(id: first))
+    }
+
     func testWaitTimesOutWithAMessageSayingWhatItSaw() async {
         let journal = Journal()
         _ = journal.open(request("/a.png"), transport: .inProcess)

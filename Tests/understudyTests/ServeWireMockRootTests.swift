@@ -80,10 +80,26 @@ final class ServeWireMockRootTests: XCTestCase {
         XCTAssertTrue(served.ready.contains(" and https://127.0.0.1:"), served.ready)
     }
 
+    /// `--no-request-journal`, as WireMock: requests are answered and none is kept; the list says
+    /// the journal is disabled, and a count or search, which would answer 0 whatever came, is refused.
+    func testNoRequestJournalAnswersAndKeepsNothing() throws {
+        let served = try start(["serve", "--root-dir", root.path, "--port", "0", "--no-request-journal", "--log", "quiet"], in: root)
+        let base = "http://127.0.0.1:\(served.port)"
+        _ = try curlOutput(["--request", "POST", "--data-binary", #"{"request": {"url": "/a"}, "response": {"body": "a"}}"#, base + "/__admin/mappings"])
+        for _ in 0..<3 { XCTAssertEqual(String(decoding: try curlOutput([base + "/a"]), as: UTF8.self), "a") }
+        XCTAssertEqual(
+            String(decoding: try curlOutput([base + "/__admin/requests"]), as: UTF8.self),
+            #"{"meta":{"total":0},"requestJournalDisabled":true,"requests":[]}"# + "\n"
+        )
+        let count = String(decoding: try curlOutput(["--request", "POST", "--data-binary", #"{"url": "/a"}"#, "--write-out", " %{http_code}", base + "/__admin/requests/count"]), as: UTF8.self)
+        XCTAssertTrue(count.contains("The request journal is disabled (--no-request-journal), so no verification is possible"), count)
+        XCTAssertTrue(count.hasSuffix(" 500"), count)
+    }
+
     func testFlagsItCannotHonourAreRefusedSayingSo() throws {
         let cases: [([String], String)] = [
             (["--proxy-all", "http://upstream.test"], "Error: --proxy-all cannot be honoured: Understudy forwards only unmatched requests; use --proxy-unmatched URL"),
-            (["--no-request-journal"], "Error: --no-request-journal cannot be honoured: Understudy always keeps a journal (bound it with --max-request-journal-entries N or --journal-bytes BYTES)"),
+            (["--no-request-journal", "--max-request-journal-entries", "5"], "Error: --no-request-journal and --max-request-journal-entries contradict each other; give one"),
             (["--record-mappings"], "Error: --record-mappings cannot be honoured: Understudy records to HAR; use `understudy record --upstream URL --out FILE.har`"),
             (["--extensions", "com.example.Ext"], "Error: --extensions cannot be honoured: Understudy runs no Java extensions; stubs answered by code are Swift closures"),
         ]

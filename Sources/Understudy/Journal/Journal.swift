@@ -58,7 +58,8 @@ public final class Journal: Sendable {
     /// Creates a journal keeping at most `limit` entries and about `byteLimit` bytes of memory
     /// (the oldest are dropped and counted); `nil` does not bound that way.
     /// - Parameters:
-    ///   - limit: the most entries kept, or `nil` for all.
+    ///   - limit: the most entries kept, or `nil` for all; 0 keeps none (WireMock's
+    ///     `--no-request-journal`), though ``wait(for:count:timeout:)`` still sees requests.
     ///   - byteLimit: about the most memory the entries may hold, in bytes, or `nil` for any.
     ///   - keepsBodies: whether entries keep the response body bytes sent (for HAR export).
     public init(limit: Int? = nil, byteLimit: Int? = nil, keepsBodies: Bool = false) {
@@ -87,7 +88,8 @@ public final class Journal: Sendable {
         set { state.withLock { $0.keepsBodies = newValue } }
     }
 
-    /// The most entries kept; older ones are dropped and counted in ``droppedCount``.
+    /// The most entries kept; older ones are dropped and counted in ``droppedCount``. With 0
+    /// none is kept (nor counted as dropped).
     public var limit: Int? {
         get { state.withLock { $0.limit } }
         set { state.withLock { $0.limit = newValue; Self.trim(&$0) } }
@@ -289,17 +291,21 @@ public final class Journal: Sendable {
             if state.keepsBodies, let result, let body = result.responseBody ?? body() {
                 record.keepBody(body)
             }
-            record.shareHeaders(with: &state.recentHeaders)
-            if let limit = state.limit, state.entries.count >= limit {
-                // Dropped before appending, so the buffer never grows past the limit.
-                Self.drop(state.entries.count - limit + 1, from: &state)
+            // A limit of 0 keeps nothing (`--no-request-journal`): the request is numbered and
+            // waits see it, but no entry is kept, dropped or counted.
+            if state.limit != 0 {
+                record.shareHeaders(with: &state.recentHeaders)
+                if let limit = state.limit, state.entries.count >= limit {
+                    // Dropped before appending, so the buffer never grows past the limit.
+                    Self.drop(state.entries.count - limit + 1, from: &state)
+                }
+                if let byteLimit = state.byteLimit, state.bytes + Int(record.bytes) > byteLimit {
+                    Self.drop(Self.countToDrop(freeing: state.bytes + Int(record.bytes) - byteLimit, keeping: 0, in: state), from: &state)
+                }
+                if result == nil { state.inFlight += 1 }
+                state.bytes += Int(record.bytes)
+                state.entries.append(record)
             }
-            if let byteLimit = state.byteLimit, state.bytes + Int(record.bytes) > byteLimit {
-                Self.drop(Self.countToDrop(freeing: state.bytes + Int(record.bytes) - byteLimit, keeping: 0, in: state), from: &state)
-            }
-            if result == nil { state.inFlight += 1 }
-            state.bytes += Int(record.bytes)
-            state.entries.append(record)
             let watchers = state.changed()
             guard !state.waiters.isEmpty else { return (id, [], watchers) }
             var ready: [CheckedContinuation<Void, any Error>] = []

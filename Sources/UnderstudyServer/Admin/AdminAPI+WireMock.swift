@@ -23,7 +23,7 @@ extension AdminAPI {
         if let since { entries = entries.filter { $0.startTime > since } }
         let total = entries.count
         let page = entries.dropFirst(offset).reversed().prefix(limit ?? Int.max)
-        return .json(200, AdminJSON.RequestList(requests: events(Array(page)), total: total))
+        return .json(200, AdminJSON.RequestList(requests: events(Array(page)), total: total, requestJournalDisabled: journal.limit == 0))
     }
 
     /// `GET /__admin/requests/{id}`: one entry by its WireMock id (or Understudy's number).
@@ -37,11 +37,20 @@ extension AdminAPI {
     /// `POST /__admin/requests/count`: WireMock's bare request pattern, or Understudy's
     /// `{"request": {...}}` in the stub-file schema.
     func countRequests(_ request: AdminRequest) throws -> AdminResponse {
-        .json(200, AdminJSON.Count(count: registry.journal.count(matching: try requestPattern(request))))
+        try refuseWithoutJournal()
+        return .json(200, AdminJSON.Count(count: registry.journal.count(matching: try requestPattern(request))))
+    }
+
+    /// A server started with `--no-request-journal` keeps no requests: a count or search would
+    /// answer 0 whatever came, so it is refused, as WireMock refuses it.
+    private func refuseWithoutJournal() throws {
+        guard registry.journal.limit == 0 else { return }
+        throw AdminFailure(500, "The request journal is disabled (--no-request-journal), so no verification is possible")
     }
 
     /// `POST /__admin/requests/find`: `{"requests": [...]}`, each a logged request, oldest first.
     func findRequests(_ request: AdminRequest) throws -> AdminResponse {
+        try refuseWithoutJournal()
         let matching = registry.journal.interactions(matching: try requestPattern(request))
         return .json(200, ["requests": .array(events(matching).map(\.loggedRequest)), "requestJournalDisabled": false] as JSONValue)
     }
