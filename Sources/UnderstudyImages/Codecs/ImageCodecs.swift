@@ -109,6 +109,18 @@ extension ImageKind {
 }
 
 extension ImageFormat {
+    /// The formats this build decodes, in `ImageKind.allCases` order: all six with the C
+    /// codecs, what ImageIO reads on Apple platforms, PNG alone on Linux without the C codecs.
+    public static var decodableKinds: [ImageKind] { ImageKind.allCases.filter(\.canDecode) }
+
+    /// The formats this build encodes, in `ImageKind.allCases` order (see
+    /// ``ImageKind/canEncode``).
+    ///
+    /// ```swift
+    /// ImageFormat.encodableKinds   // [.png, .jpeg, .gif, .heic] on an iPhone
+    /// ```
+    public static var encodableKinds: [ImageKind] { ImageKind.allCases.filter(\.canEncode) }
+
     /// Whether this build can serve an image in this format: for `.original` always; for
     /// `.negotiated(among:)` when it encodes at least one of the formats offered.
     public var canEncode: Bool {
