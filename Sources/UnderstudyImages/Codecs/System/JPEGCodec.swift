@@ -80,22 +80,14 @@ enum JPEGCodec {
     }
 
     private static func check(_ code: Int32, _ status: inout usd_jpeg_status, byteCount: Int) throws {
-        switch code {
-        case Int32(USD_JPEG_OK):
-            return
-        case Int32(USD_JPEG_TRUNCATED):
-            throw ImageError.truncated("JPEG", byteCount: byteCount)
-        case Int32(USD_JPEG_UNSUPPORTED):
-            throw ImageError(.unsupportedFormat, "unsupported JPEG: \(message(&status))")
-        default:
-            throw ImageError(.corrupt, "corrupt JPEG: libjpeg: \(message(&status))")
-        }
+        try ShimStatus.check(
+            format: "JPEG", library: "libjpeg", ok: code == Int32(USD_JPEG_OK), truncated: code == Int32(USD_JPEG_TRUNCATED),
+            unsupported: code == Int32(USD_JPEG_UNSUPPORTED), message: message(&status), byteCount: byteCount
+        )
     }
 
     private static func message(_ status: inout usd_jpeg_status) -> String {
-        withUnsafeBytes(of: &status.message) { raw in
-            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-        }
+        ShimStatus.text(&status.message)
     }
 }
 #endif

@@ -69,20 +69,14 @@ enum PNGCodec {
     }
 
     private static func check(_ code: Int32, _ status: inout usd_png_status, byteCount: Int) throws {
-        switch code {
-        case Int32(USD_PNG_OK):
-            return
-        case Int32(USD_PNG_TRUNCATED):
-            throw ImageError.truncated("PNG", byteCount: byteCount)
-        default:
-            throw ImageError(.corrupt, "corrupt PNG: libpng: \(message(&status))")
-        }
+        try ShimStatus.check(
+            format: "PNG", library: "libpng", ok: code == Int32(USD_PNG_OK), truncated: code == Int32(USD_PNG_TRUNCATED),
+            message: message(&status), byteCount: byteCount
+        )
     }
 
     private static func message(_ status: inout usd_png_status) -> String {
-        withUnsafeBytes(of: &status.message) { raw in
-            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-        }
+        ShimStatus.text(&status.message)
     }
 }
 #endif
