@@ -59,6 +59,21 @@ extension StubRegistry {
         else { return nil }
         return answered.body
     }
+
+    /// `interactions` with the bodies of canned answers filled in where the journal kept none:
+    /// the registry still holds those renderings, so the journal need not keep a copy per
+    /// entry. A body whose stub or file changed since is left out.
+    package func fillingCannedBodies(_ interactions: [Interaction]) -> [Interaction] {
+        interactions.map { interaction in
+            guard interaction.responseBody == nil, interaction.bodyBytesSent > 0, let renderID = interaction.renderID,
+                  let name = interaction.stubName,
+                  let body = state.withLock({ $0.entries[name]?.renderCache })?.body(ofRendering: renderID)
+            else { return interaction }
+            var filled = interaction
+            filled.responseBody = body.prefix(interaction.bodyBytesSent)
+            return filled
+        }
+    }
 }
 
 /// A stub and the request it answered: what rendering depends on.

@@ -3,7 +3,7 @@ import Understudy
 
 extension AdminAPI {
     /// `GET`, `PUT` and `DELETE /__admin/network`: the network responses are delivered on from
-    /// now on, when their stub names none (SPEC 16).
+    /// now on, when their stub names none.
     func network(_ request: AdminRequest, method: String) throws -> AdminResponse {
         try checkQuery(request, allowed: [])
         guard let network else {
