@@ -243,8 +243,9 @@ public final class StubRegistry: Sendable {
     /// ``resolveImmediately(_:)``, also saying how an identical request may be answered again,
     /// when `keepingRepeat` asks (a ``RepeatableMatch`` holds three of the stub's objects, which
     /// a client that does not repeat itself would have retained and released for nothing).
+    /// `fileCheck` shares one look at changed files among the requests of a server loop's turn.
     package func resolveImmediately(
-        _ request: StubRequest, keepingRepeat: Bool = true, repeatable: inout RepeatableMatch?
+        _ request: StubRequest, keepingRepeat: Bool = true, repeatable: inout RepeatableMatch?, fileCheck: FileCheckTurn? = nil
     ) -> ImmediateResolution {
         repeatable = nil
         guard let (match, entry, version) = matchEntry(request) else {
@@ -260,29 +261,31 @@ public final class StubRegistry: Sendable {
             )
         }
         return .resolved(
-            render(response, for: request, stubName: match.stubName, cache: match.renderCache)
+            render(response, for: request, stubName: match.stubName, cache: match.renderCache, fileCheck: fileCheck)
                 .stepping(match.scenarioStep).delaying(match.globalDelay)
         )
     }
 
     /// Answers `request`, identical to the one `repeatable` came from, with the same stub, counting
     /// the use; `nil` when a stub was added or removed since, and the request must be resolved in full.
-    package func resolveAgain(_ repeatable: RepeatableMatch, for request: StubRequest) -> Resolution? {
+    package func resolveAgain(_ repeatable: RepeatableMatch, for request: StubRequest, fileCheck: FileCheckTurn? = nil) -> Resolution? {
         let current = state.withLock { state -> Bool in
             guard state.version == repeatable.version else { return false }
             repeatable.entry.uses += 1
             return true
         }
         guard current else { return nil }
-        return render(repeatable.response, for: request, stubName: repeatable.entry.stub.name, cache: repeatable.renderCache)
+        return render(repeatable.response, for: request, stubName: repeatable.entry.stub.name, cache: repeatable.renderCache, fileCheck: fileCheck)
             .delaying(repeatable.globalDelay)
     }
 
-    private func render(_ response: StubResponse, for request: StubRequest, stubName: String, cache: RenderCache?) -> Resolution {
+    private func render(
+        _ response: StubResponse, for request: StubRequest, stubName: String, cache: RenderCache?, fileCheck: FileCheckTurn?
+    ) -> Resolution {
         do {
             let render = { try response.renderImmediately(for: request, stubName: stubName)! }
             guard let cache else { return .response(try render()) }
-            return .response(try cache.prepared(for: response, render: render))
+            return .response(try cache.prepared(for: response, fileCheck: fileCheck, render: render))
         } catch {
             return failure(error, stubName: stubName)
         }

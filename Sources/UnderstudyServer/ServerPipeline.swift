@@ -6,12 +6,14 @@ internal import NIOHTTP1
 /// ```
 /// bytes ─▶ SilentInputGuard ─▶ HTTPRequestDecoder ─▶ HTTP1ConnectionHandler ─▶ StubRequestHandler
 ///          (chunk-framing      (NIOHTTP1 parses)     (order, limits,           (/__admin/ to the AdminAPI;
-///           floods)                                   timeouts, refusals)       else StubResponder decides,
-///                                                                               DeliveryDriver delivers)
+///           floods)                                   timeouts, refusals)       else the connection's
+///                                                                               StubExchange answers)
 /// ```
 ///
-/// In front of them all, ``RepeatedRequestShortcut`` hands a read that repeats the last request
-/// answered by a fixed canned stub, byte for byte, straight to ``StubRequestHandler``.
+/// In front of them all, ``RepeatedRequestShortcut`` answers a read that repeats the last request
+/// answered by a fixed canned stub, byte for byte, without decoding it. The three handlers of
+/// ours share the connection's ``HTTP1Connection``: its state between requests, its fast path
+/// and its ``StubExchange``; they tell it what they saw and act on what it returns.
 ///
 /// Responses are framed by ``WireResponse`` and written as bytes straight to the socket, and
 /// flushed at the end of the event loop's turn (``TurnFlushes``), or at once after a read that
@@ -29,7 +31,7 @@ enum ServerPipeline {
         let handlers = http1Handlers(shared: shared, eventLoop: channel.eventLoop, origin: origin ?? shared.plainOrigin, silentInput: silentInput)
         // First of all, before any TLS: it sees the reads as they came from the socket.
         try sync.addHandler(InputEndFlush(flushes: shared.resources(for: channel.eventLoop).flushes), position: .first)
-        try sync.addHandler(RepeatedRequestShortcut(connection: handlers.connection, answerer: handlers.answerer))
+        try sync.addHandler(RepeatedRequestShortcut(connection: handlers.connection))
         try sync.addHandler(silentInput)
         try sync.addHandler(requestDecoder(maxHeaderCount: shared.configuration.maxHeaderCount))
         try sync.addHandlers(handlers.all)
@@ -46,11 +48,15 @@ enum ServerPipeline {
     /// The handlers behind the request decoder (what handler tests put on an embedded channel).
     static func http1Handlers(
         shared: ServerShared, eventLoop: any EventLoop, origin: ConnectionOrigin? = nil, silentInput: SilentInputGuard? = nil
-    ) -> (all: [any ChannelHandler], connection: HTTP1ConnectionHandler, answerer: StubRequestHandler) {
+    ) -> (all: [any ChannelHandler], connection: HTTP1Connection) {
         let origin = origin ?? shared.plainOrigin
-        let connection = HTTP1ConnectionHandler(settings: shared.http1Settings(origin), silentInput: silentInput)
-        let answerer = StubRequestHandler(shared: shared, origin: origin, resources: shared.resources(for: eventLoop))
-        return ([connection, answerer], connection, answerer)
+        let exchange = StubExchange(
+            shared: shared, origin: origin, eventLoop: eventLoop, allocator: ByteBufferAllocator(), httpVersion: "HTTP/1.1"
+        )
+        let connection = HTTP1Connection(exchange: exchange)
+        let manners = HTTP1ConnectionHandler(settings: shared.http1Settings(origin), connection: connection, silentInput: silentInput)
+        let answerer = StubRequestHandler(shared: shared, connection: connection, flushes: shared.resources(for: eventLoop).flushes)
+        return ([manners, answerer], connection)
     }
 }
 

@@ -5,9 +5,10 @@ import XCTest
 /// Canned answers are rendered once and reused, but never when that would change what a
 /// client sees: an edited file, a random delay.
 final class RenderCacheTests: XCTestCase {
-    private func prepared(_ stubs: StubRegistry, _ url: String) throws -> PreparedResponse {
+    private func prepared(_ stubs: StubRegistry, _ url: String, in turn: FileCheckTurn? = nil) throws -> PreparedResponse {
         let request = try XCTUnwrap(StubRequest(url))
-        guard case .resolved(.response(let prepared)) = stubs.resolveImmediately(request) else {
+        var repeatable: StubRegistry.RepeatableMatch?
+        guard case .resolved(.response(let prepared)) = stubs.resolveImmediately(request, repeatable: &repeatable, fileCheck: turn) else {
             XCTFail("\(url) was not answered on the spot")
             throw CancellationError()
         }
@@ -96,15 +97,17 @@ final class RenderCacheTests: XCTestCase {
         let stubs = StubRegistry()
         stubs.stub(.path("/a.txt"), named: "a", response: .file(file))
         let turn = FileCheckTurn()
-        func body() throws -> String { String(decoding: try prepared(stubs, "http://h/a.txt").body, as: UTF8.self) }
+        func body(in turn: FileCheckTurn? = nil) throws -> String {
+            String(decoding: try prepared(stubs, "http://h/a.txt", in: turn).body, as: UTF8.self)
+        }
 
-        XCTAssertEqual(try turn.sharing(body), "first")
+        XCTAssertEqual(try body(in: turn), "first")
         XCTAssertTrue(turn.hasLooked)
         try Data("second, longer".utf8).write(to: file)
-        XCTAssertEqual(try turn.sharing(body), "first", "the turn's one look came before the edit")
+        XCTAssertEqual(try body(in: turn), "first", "the turn's one look came before the edit")
         turn.end()
         XCTAssertFalse(turn.hasLooked)
-        XCTAssertEqual(try turn.sharing(body), "second, longer", "the next turn looks again")
+        XCTAssertEqual(try body(in: turn), "second, longer", "the next turn looks again")
         try Data("third".utf8).write(to: file)
         XCTAssertEqual(try body(), "third", "outside a turn, every answer looks")
     }

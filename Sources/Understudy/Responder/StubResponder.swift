@@ -106,11 +106,12 @@ package struct StubResponder: Sendable {
     /// - Parameters:
     ///   - keepingRepeat: whether to say how an identical next request may be answered.
     ///   - repeatable: set, when `keepingRepeat`, if an identical next request may be answered
-    ///     with ``answerAgain(_:for:)``.
+    ///     with ``answerAgain(_:for:fileCheck:)``.
+    ///   - fileCheck: a server loop's turn, whose requests share one look at changed files.
     package func decide(
-        _ request: StubRequest, keepingRepeat: Bool = true, repeatable: inout StubRegistry.RepeatableMatch?
+        _ request: StubRequest, keepingRepeat: Bool = true, repeatable: inout StubRegistry.RepeatableMatch?, fileCheck: FileCheckTurn? = nil
     ) -> Decision {
-        switch registry.resolveImmediately(request, keepingRepeat: keepingRepeat, repeatable: &repeatable) {
+        switch registry.resolveImmediately(request, keepingRepeat: keepingRepeat, repeatable: &repeatable, fileCheck: fileCheck) {
         case .resolved(.unmatched) where unmatched != .notFound:
             return .pending(Pending(match: nil, request: request))
         case .resolved(let resolution):
@@ -139,8 +140,10 @@ package struct StubResponder: Sendable {
 
     /// Answers a request identical to the one `repeatable` came from with the same stub;
     /// `nil` when the stubs changed since and it must be decided in full.
-    package func answerAgain(_ repeatable: StubRegistry.RepeatableMatch, for request: StubRequest) -> StubAnswer? {
-        registry.resolveAgain(repeatable, for: request).map { answer(for: $0, request: request) }
+    package func answerAgain(
+        _ repeatable: StubRegistry.RepeatableMatch, for request: StubRequest, fileCheck: FileCheckTurn? = nil
+    ) -> StubAnswer? {
+        registry.resolveAgain(repeatable, for: request, fileCheck: fileCheck).map { answer(for: $0, request: request) }
     }
 
     private func answer(for resolution: StubRegistry.Resolution, request: StubRequest) -> StubAnswer {

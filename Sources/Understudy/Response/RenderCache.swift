@@ -37,7 +37,8 @@ final class RenderCache: Sendable {
     }
 
     /// `response` rendered, from the cache when still valid, else by `render` (and kept).
-    func prepared(for response: StubResponse, render: () throws -> PreparedResponse) rethrows -> PreparedResponse {
+    /// `fileCheck` shares one look at changed files among the requests of a server loop's turn.
+    func prepared(for response: StubResponse, fileCheck: FileCheckTurn? = nil, render: () throws -> PreparedResponse) rethrows -> PreparedResponse {
         guard response.rendersTheSameEveryTime else { return try render() }
         guard let filePath else {
             if let prepared = state.withLock({ $0?.prepared }) { return prepared }
@@ -48,7 +49,7 @@ final class RenderCache: Sendable {
             // The usual answer, without copying the whole entry out of the lock (a retain and a
             // release for each of its fields): the generation read first is as good as one read
             // after, since an equal one means nothing changed from the entry's to this one.
-            let generation = monitor.generation()
+            let generation = monitor.generation(in: fileCheck)
             if let prepared = state.withLock({ $0?.generation == generation ? $0?.prepared : nil }) {
                 return prepared
             }
@@ -64,7 +65,7 @@ final class RenderCache: Sendable {
         if let monitor {
             let epoch = monitor.watchEpoch
             if (kept?.watchedEpoch).map({ $0 == epoch }) ?? false || monitor.watch(filePath) {
-                generation = monitor.generation()
+                generation = monitor.generation(in: fileCheck)
                 if monitor.watchEpoch == epoch { watchedEpoch = epoch }
             }
         }

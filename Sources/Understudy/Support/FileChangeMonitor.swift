@@ -95,14 +95,11 @@ final class FileChangeMonitor: Sendable {
     /// finds events takes the lock, moves the generation on, then drains: anyone who finds the
     /// queue empty afterwards also finds the new generation.
     ///
-    /// Inside ``FileCheckTurn/sharing(_:)`` the queue is looked at once a turn, by the first
-    /// request that asks (see ``FileCheckTurn``).
-    func generation() -> UInt64 {
-        guard let turn = FileCheckTurn.current else { return polledGeneration() }
-        if let generation = turn.generation { return generation }
-        let generation = polledGeneration()
-        turn.generation = generation
-        return generation
+    /// With a `turn`, the queue is looked at once a turn, by the first request that asks (see
+    /// ``FileCheckTurn``).
+    func generation(in turn: FileCheckTurn? = nil) -> UInt64 {
+        guard let turn else { return polledGeneration() }
+        return turn.generation(polledGeneration)
     }
 
     private func polledGeneration() -> UInt64 {

@@ -6,9 +6,10 @@ import Foundation
 /// Every answer from a `file` stub asks whether files changed since its rendering was kept: on
 /// Linux a `poll(2)` of an inotify queue each time, a system call per request where a busy
 /// loop reads many requests in one turn and one would do for them all. The server keeps one
-/// of these per event loop and runs each read's request work in ``sharing(_:)``: the first look
-/// of the turn is kept for the rest, until the loop calls ``end()`` from a task queued for once
-/// the turn's work is done, before it waits again.
+/// of these per event loop and passes it to each decision it makes on that loop
+/// (``StubResponder/decide(_:keepingRepeat:repeatable:fileCheck:)``): the first look of the
+/// turn is kept for the rest, until the loop calls ``end()`` from a task queued for once the
+/// turn's work is done, before it waits again.
 ///
 /// Requests sent after a change are answered as fresh as with a look each: the turn began when
 /// the loop woke for them, after everything their clients did before sending them, and the
@@ -16,7 +17,7 @@ import Foundation
 /// between two requests it sends without waiting, when both arrive in one read.
 package final class FileCheckTurn {
     /// The file-change generation seen this turn, once looked at.
-    var generation: UInt64?
+    private var generation: UInt64?
     /// Whether an ``end()`` is on its way (the server sets it when it queues one).
     package var endIsDue = false
 
@@ -31,22 +32,11 @@ package final class FileCheckTurn {
         endIsDue = false
     }
 
-    /// Runs `body` with this turn's look shared by every file check it makes on this thread.
-    package func sharing<T>(_ body: () throws -> T) rethrows -> T {
-        let outer = pthread_getspecific(Self.key)
-        pthread_setspecific(Self.key, Unmanaged.passUnretained(self).toOpaque())
-        defer { pthread_setspecific(Self.key, outer) }
-        return try body()
+    /// This turn's generation: the one seen by its first look, made by `look`.
+    func generation(_ look: () -> UInt64) -> UInt64 {
+        if let generation { return generation }
+        let seen = look()
+        generation = seen
+        return seen
     }
-
-    /// The turn whose ``sharing(_:)`` the calling thread is in, if any.
-    static var current: FileCheckTurn? {
-        pthread_getspecific(key).map { Unmanaged<FileCheckTurn>.fromOpaque($0).takeUnretainedValue() }
-    }
-
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
 }

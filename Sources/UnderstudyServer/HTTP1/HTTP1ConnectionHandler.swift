@@ -19,6 +19,10 @@ import Understudy
 /// - **Head timeout**: a connection that sends no request head within the timeout of opening,
 ///   or of its last answer, is closed (slowloris, idle keep-alive). A request whose head and
 ///   body are in is the stub's to time.
+///
+/// Whether a response is going is the connection's ``HTTP1FastPath``'s to know, since a repeat
+/// it answers never comes through here: this handler tells it of each request passed on and
+/// each response ended, and asks it before passing on the next.
 final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = ServerRequest
@@ -27,7 +31,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     private enum ReadState {
         case idle
-        case receiving(HTTPRequestHead, ByteBuffer?, start: Date, headTime: NIODeadline)
+        case receiving(ArrivingRequest)
         /// A refusal is on its way: the rest of this request and anything after it is dropped.
         case refusing
     }
@@ -38,10 +42,9 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     private let settings: HTTP1Settings
+    private let connection: HTTP1Connection
     private let silentInput: SilentInputGuard?
     private var readState = ReadState.idle
-    /// Whether a request was passed on and its response has not ended.
-    private var answering = false
     private var queued = CircularBuffer<Queued>()
     private var draining = false
     private var readPending = false
@@ -50,18 +53,20 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
     private var awaitingSince: NIODeadline?
     private var timer: Scheduled<Void>?
     private var timerDeadline = NIODeadline.distantFuture
-    /// How many requests were passed on (see ``RepeatedRequestShortcut``).
-    private(set) var requestsPassedOn = 0
     /// Whether the request being answered asked to upgrade the connection (`Upgrade: h2c`, as
     /// java.net.http's client asks on every `http://` connection): NIOHTTP1's parser stops at
     /// such a request, expecting the protocol to change, and parses nothing more. The server
     /// answers over HTTP/1.1 and, once it has, puts a fresh parser in its place.
     private var parserStopped = false
 
-    init(settings: HTTP1Settings, silentInput: SilentInputGuard? = nil) {
+    init(settings: HTTP1Settings, connection: HTTP1Connection, silentInput: SilentInputGuard? = nil) {
         self.settings = settings
+        self.connection = connection
         self.silentInput = silentInput
     }
+
+    /// Whether a request was passed on and its response has not ended.
+    private var answering: Bool { connection.fastPath.isAnswering }
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
@@ -105,24 +110,6 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
         return true
     }
 
-    /// Whether nothing of a request is in hand or waiting: no request read in part, none queued.
-    var hasNothingPending: Bool {
-        guard queued.isEmpty, case .idle = readState else { return false }
-        return true
-    }
-
-    /// Whether a next request would be passed on at once: nothing pending, no answer going.
-    var isBetweenRequests: Bool { !answering && hasNothingPending }
-
-    /// A request was answered without passing through here (``RepeatedRequestShortcut``): its
-    /// answer is going, as if it had been passed on.
-    func beginRepeatedRequest() {
-        silentInput?.partDecoded()
-        awaitingSince = nil
-        answering = true
-        requestsPassedOn &+= 1
-    }
-
     func read(context: ChannelHandlerContext) {
         if waitsForAnswer || !queued.isEmpty {
             readPending = true
@@ -153,41 +140,40 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
             if case .refusing = readState { return }
             let now = context.eventLoop.now
             awaitingSince = now
-            readState = .receiving(head, nil, start: Date(), headTime: now)
-            if let length = head.headers.first(name: "content-length").flatMap(Int.init), length > settings.maxBodySize {
-                return refuse(413, "request body over the limit of \(settings.maxBodySize) bytes", head: head, context: context)
+            let request = ArrivingRequest(head, at: now)
+            readState = .receiving(request)
+            if request.declaresMore(than: settings.maxBodySize) {
+                return refuse(.bodyOverLimit(settings.maxBodySize), head: head, context: context)
             }
             if head.version == .http1_1, !head.headers.contains(name: "host"), head.uri.hasPrefix("/") {
-                return refuse(400, "bad request: an HTTP/1.1 request needs a Host header (RFC 9112 section 3.2)", head: head, context: context)
+                return refuse(.refused(status: 400, "bad request: an HTTP/1.1 request needs a Host header (RFC 9112 section 3.2)"), head: head, context: context)
             }
             // The body has its own timeout, counted from the head. The timer already set usually
             // fires no earlier, and then sets itself again for what is awaited by then.
             if timer == nil || timerDeadline > now + settings.bodyTimeout {
                 scheduleTimer(at: now + settings.bodyTimeout, context: context)
             }
-        case .body(var chunk):
-            guard case .receiving(let head, var body, let start, let headTime) = readState else { return }
-            if (body?.readableBytes ?? 0) + chunk.readableBytes > settings.maxBodySize {
-                return refuse(413, "request body over the limit of \(settings.maxBodySize) bytes", head: head, context: context)
-            }
-            if body == nil {
-                body = chunk
-            } else {
-                body!.writeBuffer(&chunk)
-            }
-            readState = .receiving(head, body, start: start, headTime: headTime)
-        case .end:
-            guard case .receiving(let head, let body, let start, let headTime) = readState else { return }
+        case .body(let chunk):
+            guard case .receiving(var request) = readState else { return }
+            // Out of the state while it grows, so that its buffer is not shared and copied.
             readState = .idle
+            guard request.append(chunk, limit: settings.maxBodySize) else {
+                readState = .receiving(request)
+                return refuse(.bodyOverLimit(settings.maxBodySize), head: request.head, context: context)
+            }
+            readState = .receiving(request)
+        case .end:
+            guard case .receiving(let request) = readState else { return }
+            readState = .idle
+            let head = request.head
             if head.headers.contains(name: "upgrade"),
                head.headers[canonicalForm: "connection"].contains(where: { $0.lowercased() == "upgrade" }) {
                 parserStopped = true
             }
             awaitingSince = nil
-            answering = true
-            requestsPassedOn &+= 1
-            let arrival = ServerRequest.Arrival(start: start, headTime: headTime, endTime: context.eventLoop.now)
-            context.fireChannelRead(wrapInboundOut(.request(head, body: body, arrival: arrival)))
+            connection.fastPath.passedOn(queueEmpty: queued.isEmpty)
+            let arrival = request.arrival(endingAt: context.eventLoop.now)
+            context.fireChannelRead(wrapInboundOut(.request(head, body: request.body, arrival: arrival)))
         }
     }
 
@@ -197,7 +183,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
             return context.triggerUserOutboundEvent(event, promise: promise)
         }
         promise?.succeed()
-        answering = false
+        connection.fastPath.responseEnded()
         if case .refusing = readState { return }
         if parserStopped {
             parserStopped = false
@@ -241,15 +227,15 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     private func refuseUnparsable(_ error: HTTPParserError, context: ChannelHandlerContext) {
         let (status, message) = Self.answer(for: error, maxHeaderCount: settings.maxHeaderCount, maxHeaderBytes: Self.maxHeaderBytes)
-        refuse(status, message, head: nil, context: context)
+        refuse(.refused(status: status, message), head: nil, context: context)
     }
 
     /// Passes on the refusal of the request in hand (or of the partial head read so far), and
     /// from then on drops what the client sends.
-    private func refuse(_ status: Int, _ message: String, head: HTTPRequestHead?, silently: Bool = false, context: ChannelHandlerContext) {
+    private func refuse(_ answer: StubAnswer, head: HTTPRequestHead?, context: ChannelHandlerContext) {
         let start: Date, headTime: NIODeadline
-        if case .receiving(_, _, let started, let at) = readState {
-            (start, headTime) = (started, at)
+        if case .receiving(let request) = readState {
+            (start, headTime) = (request.start, request.headTime)
         } else {
             (start, headTime) = (Date(), context.eventLoop.now)
         }
@@ -257,12 +243,12 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
         awaitingSince = nil
         timer?.cancel()
         timer = nil
-        answering = true
+        connection.fastPath.passedOn(queueEmpty: queued.isEmpty)
         let listener = settings.listener()
         let request = head.map { StubRequest(head: $0, body: nil, scheme: settings.scheme, listener: { listener }) }
             ?? StubRequest(partialHead: silentInput?.silentRead ?? ByteBuffer(), scheme: settings.scheme, listener: listener)
         let arrival = ServerRequest.Arrival(start: start, headTime: headTime, endTime: context.eventLoop.now)
-        context.fireChannelRead(wrapInboundOut(.refused(.refused(status: status, message, silently: silently), request, arrival: arrival)))
+        context.fireChannelRead(wrapInboundOut(.refused(answer, request, arrival: arrival)))
     }
 
     /// The bytes of names and values NIO's decoder allows in one head (its default).
@@ -297,18 +283,19 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
     private func timerFired(context: ChannelHandlerContext) {
         timer = nil
         // Busy answering: the end of the answer starts the count again.
-        guard let since = awaitingSince else { return }
+        guard !answering, let since = awaitingSince else { return }
         let receiving: Bool
         if case .receiving = readState { receiving = true } else { receiving = false }
         let timeout = receiving ? settings.bodyTimeout : settings.requestHeadTimeout
         guard context.eventLoop.now - since >= timeout else {
             return scheduleTimer(at: since + timeout, context: context)
         }
-        if receiving, case .receiving(let head, _, _, _) = readState {
-            refuse(408, "request body not received within \(settings.bodyTimeout.prettyPrint)", head: head, context: context)
+        if receiving, case .receiving(let request) = readState {
+            refuse(.bodyTimedOut(settings.bodyTimeout), head: request.head, context: context)
         } else if silentInput?.silentRead != nil {
             // As nginx does, the connection closes without an answer; the journal says why.
-            refuse(408, "request head not received within \(settings.requestHeadTimeout.prettyPrint)", head: nil, silently: true, context: context)
+            let answer = StubAnswer.refused(status: 408, "request head not received within \(settings.requestHeadTimeout.prettyPrint)", silently: true)
+            refuse(answer, head: nil, context: context)
         } else {
             // Idle: nothing was begun, nothing to journal.
             context.close(promise: nil)

@@ -13,36 +13,21 @@ import UnderstudySupport
 /// closed. A stream is an object, not a channel of its own: opening one costs an allocation,
 /// not a pipeline.
 ///
-/// It also holds what the streams share: the server's responder and settings, the last request
-/// answered by a fixed canned stub (the repeated-request fast path, as on HTTP/1.1), the HEADERS
-/// blocks of the renderings it sent, and the connection-wide faults (`goaway`, garbage).
+/// It also holds what the streams share: the server's settings, the ``StubExchange`` that answers
+/// them with the last request a fixed canned stub answered (its ``RepeatCache``, keyed by
+/// HEADERS block), the HEADERS blocks of the renderings it sent, and the connection-wide faults
+/// (`goaway`, garbage).
 final class HTTP2Connection: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame
     typealias OutboundOut = HTTP2Frame
 
-    /// The last request answered by a fixed canned stub, kept to answer an identical next one.
-    struct Repeatable {
-        let head: HTTPRequestHead
-        /// The HEADERS block it came in: a next one with the same fields is the same request.
-        let block: HPACKHeaders
-        let request: StubRequest
-        let match: StubRegistry.RepeatableMatch
-    }
-
     let shared: ServerShared
-    let scheme: String
     let listener: @Sendable () -> String
-    let wireResponses: WireResponseCache
-    /// Where the streams' paced bodies wait.
-    let pacing: PacingClock
-    /// The loop's turn's look at changed files, shared by the requests it reads in one turn.
-    private let fileChecks: FileCheckTurn
     let eventLoop: any EventLoop
-    let allocator = ByteBufferAllocator()
-    var repeatable: Repeatable?
-    /// When ``repeatable`` is kept: a client going through many URLs would otherwise pay for
-    /// keeping one and comparing the next HEADERS block with it on every stream.
-    var repeatBackoff = RepeatBackoff()
+    /// Answers the streams' requests.
+    let exchange: StubExchange
+    /// The last request a fixed canned stub answered on any stream, by HEADERS block.
+    private let repeats = RepeatCache<HPACKHeaders>()
 
     /// This handler's context: frames written here go through NIO's HTTP/2 handler.
     private var context: ChannelHandlerContext?
@@ -68,13 +53,13 @@ final class HTTP2Connection: ChannelInboundHandler {
 
     init(shared: ServerShared, scheme: String, listener: @escaping @Sendable () -> String, eventLoop: any EventLoop) {
         self.shared = shared
-        self.scheme = scheme
         self.listener = listener
         self.eventLoop = eventLoop
+        self.exchange = StubExchange(
+            shared: shared, origin: ConnectionOrigin(scheme: scheme, authority: listener), eventLoop: eventLoop,
+            allocator: ByteBufferAllocator(), httpVersion: "HTTP/2"
+        )
         let resources = shared.resources(for: eventLoop)
-        self.wireResponses = resources.wireResponses
-        self.pacing = resources.pacing
-        self.fileChecks = resources.fileChecks
         self.headerBlocks = resources.headerBlocks
         self.flushes = resources.flushes
     }
@@ -100,7 +85,7 @@ final class HTTP2Connection: ChannelInboundHandler {
         let open = streams.values
         streams.removeAll()
         for stream in open { stream.closed() }
-        repeatable = nil
+        repeats.forget()
         idleTimer?.cancel()
         idleTimer = nil
     }
@@ -112,13 +97,11 @@ final class HTTP2Connection: ChannelInboundHandler {
         reading = true
         switch frame.payload {
         case .headers, .data:
-            fileChecks.sharing(on: eventLoop) {
-                if let stream = streams[frame.streamID] {
-                    stream.read(frame.payload)
-                } else if case .headers = frame.payload {
-                    // NIO lets through only HEADERS that open a stream here: a new one.
-                    open(frame.streamID).read(frame.payload)
-                }
+            if let stream = streams[frame.streamID] {
+                stream.read(frame.payload)
+            } else if case .headers = frame.payload {
+                // NIO lets through only HEADERS that open a stream here: a new one.
+                open(frame.streamID).read(frame.payload)
             }
         default:
             // Connection frames are NIO's; RST_STREAM arrives as a StreamClosedEvent.
@@ -190,6 +173,21 @@ final class HTTP2Connection: ChannelInboundHandler {
     }
 
     // MARK: - Streams
+
+    /// Answers a whole request of `stream`, whose HEADERS block was `block`.
+    func answer(_ head: HTTPRequestHead, body: ByteBuffer?, block: HPACKHeaders, arrival: ServerRequest.Arrival, on stream: HTTP2Stream) {
+        repeats.forget()
+        exchange.answer(head, body: body, key: block, repeats: repeats, arrival: arrival, to: stream)
+    }
+
+    /// Answers a whole request of `stream` whose HEADERS `block` repeats that of the last
+    /// request a fixed canned stub answered here; `false` when it does not, or the stubs
+    /// changed since.
+    func answerRepeat(_ block: HPACKHeaders, on stream: HTTP2Stream) -> Bool {
+        let now = eventLoop.now
+        let arrival = ServerRequest.Arrival(start: Date(), headTime: now, endTime: now)
+        return exchange.answerRepeat(block, repeats: repeats, arrival: arrival, to: stream)
+    }
 
     private func open(_ id: HTTP2StreamID) -> HTTP2Stream {
         let stream = HTTP2Stream(id: id, connection: self)

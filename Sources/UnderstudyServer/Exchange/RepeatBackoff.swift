@@ -2,8 +2,8 @@
 /// may or may not repeat itself: always, until ``patience`` kept ones in a row were not repeated;
 /// then only every ``retryInterval``-th time, until a repeat comes again. A client that never
 /// repeats (a feed of different URLs, a header that changes every time) then pays for keeping
-/// and comparing one request in 32. HTTP/1.1 keeps one per connection (``StubRequestHandler``),
-/// and so does HTTP/2 (``HTTP2Connection``), whose streams take turns at it.
+/// and comparing one request in 32. Each ``RepeatCache`` has one, and so does the HTTP/1.1
+/// fast path for the request bytes it keeps (``HTTP1FastPath``).
 struct RepeatBackoff {
     static let patience = 4
     static let retryInterval = 32

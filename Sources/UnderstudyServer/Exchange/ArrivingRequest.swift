@@ -1,0 +1,56 @@
+import Foundation
+internal import NIOCore
+internal import NIOHTTP1
+import Understudy
+
+/// A request whose head is in and whose body may still be arriving, collected the same way by
+/// HTTP/1.1 and HTTP/2, under the same limit on its size.
+struct ArrivingRequest {
+    let head: HTTPRequestHead
+    /// The body so far, `nil` while none has come.
+    private(set) var body: ByteBuffer?
+    /// When the head arrived (the journal entry's start time).
+    let start: Date
+    /// The loop's clock then.
+    let headTime: NIODeadline
+
+    init(_ head: HTTPRequestHead, at headTime: NIODeadline) {
+        self.head = head
+        self.start = Date()
+        self.headTime = headTime
+    }
+
+    /// Whether the head declares a body over `limit` bytes.
+    func declaresMore(than limit: Int) -> Bool {
+        head.headers.first(name: "content-length").flatMap(Int.init).map { $0 > limit } ?? false
+    }
+
+    /// Adds `chunk` to the body; `false`, adding nothing, when the body would go over `limit` bytes.
+    mutating func append(_ chunk: ByteBuffer, limit: Int) -> Bool {
+        guard (body?.readableBytes ?? 0) + chunk.readableBytes <= limit else { return false }
+        if body == nil {
+            body = chunk
+        } else {
+            var chunk = chunk
+            body!.writeBuffer(&chunk)
+        }
+        return true
+    }
+
+    /// When it arrived, whole at `endTime`.
+    func arrival(endingAt endTime: NIODeadline) -> ServerRequest.Arrival {
+        ServerRequest.Arrival(start: start, headTime: headTime, endTime: endTime)
+    }
+}
+
+extension StubAnswer {
+    /// 413: the request's body is (or says it is) over `limit` bytes.
+    static func bodyOverLimit(_ limit: Int) -> StubAnswer {
+        .refused(status: 413, "request body over the limit of \(limit) bytes")
+    }
+
+    /// 408: the request's body did not arrive within `timeout` of its head.
+    static func bodyTimedOut(_ timeout: TimeAmount) -> StubAnswer {
+        .refused(status: 408, "request body not received within \(timeout.prettyPrint)")
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+internal import NIOCore
+internal import NIOHTTP1
+import Understudy
+
+/// Where an exchange's answer goes: an HTTP/1.1 connection (``HTTP1Connection``) or an HTTP/2
+/// stream (``HTTP2Stream``). The target only translates: it points its protocol's writer at the
+/// response.
+protocol ExchangeTarget: AnyObject {
+    /// Whether the client is still there to answer: an answer made on a task may come after it left.
+    var isAnswerable: Bool { get }
+    /// The writer that frames `wire`, the response of `answer`, for this protocol. `refused`
+    /// when the request is answered before it was whole (the rest of it must not be read as a
+    /// next request).
+    func writer(for wire: WireResponse, of answer: StubAnswer, refused: Bool) -> any ResponseWriter
+    /// Holds the driver now delivering, so that a client leaving cancels it.
+    func delivering(_ driver: DeliveryDriver)
+}
+
+/// How a stub request is answered, the same for HTTP/1.1 and HTTP/2: the request built from its
+/// head, the decision (``StubResponder``), canned answers delivered at once and the rest on a task,
+/// a repeat answered again from what a ``RepeatCache`` kept, refusals, and the delivery: the wire
+/// response (a 500 naming the stub when its response cannot be sent) carried out by a
+/// ``DeliveryDriver``, which journals it. One per connection, on its event loop; the protocol's
+/// adapter hands it whole requests and gets back frames to write (``ExchangeTarget``).
+final class StubExchange {
+    let responder: StubResponder
+    let eventLoop: any EventLoop
+    /// `HTTP/1.1` or `HTTP/2`, for the journal.
+    let httpVersion: String
+    private let origin: ConnectionOrigin
+    private let wireResponses: WireResponseCache
+    private let pacing: PacingClock
+    private let fileChecks: FileCheckTurn
+    private let allocator: ByteBufferAllocator
+
+    init(shared: ServerShared, origin: ConnectionOrigin, eventLoop: any EventLoop, allocator: ByteBufferAllocator, httpVersion: String) {
+        let resources = shared.resources(for: eventLoop)
+        self.responder = shared.responder
+        self.origin = origin
+        self.eventLoop = eventLoop
+        self.allocator = allocator
+        self.httpVersion = httpVersion
+        self.wireResponses = resources.wireResponses
+        self.pacing = resources.pacing
+        self.fileChecks = resources.fileChecks
+    }
+
+    /// `scheme` of the connection's requests.
+    var scheme: String { origin.scheme }
+
+    /// The request `head` (and `body`) asks, as the stubs see it.
+    func request(_ head: HTTPRequestHead, body: ByteBuffer?) -> StubRequest {
+        StubRequest(head: head, body: body, scheme: origin.scheme, listener: origin.authority)
+    }
+
+    // MARK: - Answering
+
+    /// Answers a whole request: decided by the stubs, delivered at once when canned, else once
+    /// a task has rendered it. A request a fixed canned stub answers is kept in `repeats` under
+    /// `key`, when its backoff says so, for ``answerRepeat(_:repeats:arrival:to:)``.
+    /// - Returns: whether the request was kept.
+    @discardableResult
+    func answer<Key>(
+        _ head: HTTPRequestHead, body: ByteBuffer?, key: Key, repeats: RepeatCache<Key>, arrival: ServerRequest.Arrival,
+        to target: some ExchangeTarget
+    ) -> Bool {
+        let request = self.request(head, body: body)
+        let method = head.method.rawValue
+        var match: StubRegistry.RepeatableMatch?
+        let keeping = body == nil && repeats.keepsNext()
+        let decision = responder.decide(request, keepingRepeat: keeping, repeatable: &match, fileCheck: fileChecks)
+        fileChecks.endWithTurn(of: eventLoop)
+        switch decision {
+        case .answer(let answer):
+            if let match { repeats.keep(RepeatCache.Entry(key: key, request: request, method: method, match: match)) }
+            deliver(answer, request: request, method: method, arrival: arrival, to: target)
+            return match != nil
+        case .pending(let pending):
+            answerLater(pending, request: request, method: method, arrival: arrival, to: target)
+            return false
+        }
+    }
+
+    /// Answers a request whose `key` repeats the one `repeats` kept with the same stub;
+    /// `false` when it does not repeat it or the stubs changed since (it must be decided in full).
+    func answerRepeat<Key>(_ key: Key, repeats: RepeatCache<Key>, arrival: ServerRequest.Arrival, to target: some ExchangeTarget) -> Bool {
+        guard let entry = repeats.entry(repeatedBy: key) else { return false }
+        return answerAgain(entry, repeats: repeats, arrival: arrival, to: target)
+    }
+
+    /// Answers the request of `entry` again with the same stub; `false`, forgetting the entry,
+    /// when the stubs changed since.
+    func answerAgain<Key>(
+        _ entry: RepeatCache<Key>.Entry, repeats: RepeatCache<Key>, arrival: ServerRequest.Arrival, to target: some ExchangeTarget
+    ) -> Bool {
+        let answer = responder.answerAgain(entry.match, for: entry.request, fileCheck: fileChecks)
+        fileChecks.endWithTurn(of: eventLoop)
+        guard let answer else {
+            repeats.forget()
+            return false
+        }
+        repeats.repeated()
+        deliver(answer, request: entry.request, method: entry.method, arrival: arrival, to: target)
+        return true
+    }
+
+    /// Answers a request refused before any stub saw it (too large, too slow, malformed),
+    /// journaled like any other with what was read of it.
+    func refuse(_ answer: StubAnswer, request: StubRequest, arrival: ServerRequest.Arrival, to target: some ExchangeTarget) {
+        deliver(answer, request: request, method: request.method, arrival: arrival, refused: true, to: target)
+    }
+
+    /// A closure, codec or upstream renders the answer on a task; the request is in the
+    /// journal (in flight) meanwhile.
+    private func answerLater(
+        _ pending: StubResponder.Pending, request: StubRequest, method: String, arrival: ServerRequest.Arrival, to target: any ExchangeTarget
+    ) {
+        let id = responder.open(request, httpVersion: httpVersion)
+        let responder = self.responder
+        let httpVersion = self.httpVersion
+        let bound = NIOLoopBound((exchange: self, target: target), eventLoop: eventLoop)
+        let promise = eventLoop.makePromise(of: StubAnswer.self)
+        promise.completeWithTask { await responder.answer(pending) }
+        promise.futureResult.whenSuccess { answer in
+            let (exchange, target) = bound.value
+            guard target.isAnswerable else {
+                // The client went away while the stub was thinking.
+                let report = DeliveryReport(headSent: false, bodyBytesSent: 0, ending: .cancelled, httpVersion: httpVersion)
+                responder.close(id, request: request, startTime: arrival.start, answer: answer, report: report)
+                return
+            }
+            exchange.deliver(answer, request: request, method: method, arrival: arrival, journalID: id, to: target)
+        }
+    }
+
+    // MARK: - Delivering
+
+    /// Delivers `answer` to `target`, as its ``DeliveryPlan`` says; journaled when it ends.
+    /// - Parameters:
+    ///   - journalID: the entry opened when the request arrived, if it was.
+    ///   - refused: whether the request was refused before it was whole.
+    func deliver(
+        _ answer: StubAnswer, request: StubRequest, method: String, arrival: ServerRequest.Arrival, journalID: Int? = nil,
+        refused: Bool = false, to target: some ExchangeTarget
+    ) {
+        guard target.isAnswerable else { return }
+        var answer = answer
+        let wire: WireResponse
+        do {
+            wire = try wireResponses.response(for: answer.response, allocator: allocator)
+        } catch {
+            answer = Self.unsendable(answer, error)
+            wire = Self.plainWire(answer.response, allocator: allocator)
+        }
+        let driver = DeliveryDriver(
+            answer: answer, request: request, method: method, arrival: arrival, journalID: journalID, responder: responder,
+            writer: target.writer(for: wire, of: answer, refused: refused), pacing: pacing
+        )
+        target.delivering(driver)
+        driver.run()
+    }
+
+    /// The answer in place of one whose response cannot be sent (a header a stub file set that
+    /// HTTP cannot carry): a 500 that names the stub and why.
+    static func unsendable(_ answer: StubAnswer, _ error: WireResponse.InvalidHeader) -> StubAnswer {
+        let message = "stub \"\(answer.response.stubName ?? "")\" cannot be sent: \(error.message)"
+        return StubAnswer(response: .text(status: 500, message + "\n"), kind: .failed(message))
+    }
+
+    /// `response` framed, when it is one of ours, whose headers are always valid.
+    private static func plainWire(_ response: PreparedResponse, allocator: ByteBufferAllocator) -> WireResponse {
+        do {
+            return try WireResponse(response, allocator: allocator)
+        } catch {
+            preconditionFailure("the server's own response has an invalid header: \(error.message)")
+        }
+    }
+}
