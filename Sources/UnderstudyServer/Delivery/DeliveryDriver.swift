@@ -3,15 +3,16 @@ internal import NIOCore
 import Understudy
 
 /// Carries out one answer's ``DeliveryPlan`` against a ``ResponseWriter`` on its event loop,
-/// with timers for waits (never a blocking sleep), and closes the answer's journal entry with
-/// what was delivered when the plan ends, a fault ends it, or ``cancel()`` says the client left.
+/// with its waits on the loop's ``PacingClock`` (never a blocking sleep), and closes the
+/// answer's journal entry with what was delivered when the plan ends, a fault ends it, or
+/// ``cancel()`` says the client left.
 final class DeliveryDriver {
     private let answer: StubAnswer
     private let request: StubRequest
     private let arrival: ServerRequest.Arrival
     private let responder: StubResponder
     private let writer: any ResponseWriter
-    /// Where the body's slices wait (waits before the head take a timer of their own).
+    /// Where every wait of the plan waits: before the head, and between body slices.
     private let pacing: PacingClock
     private var plan: DeliveryPlan
     /// The journal entry, opened when the request arrived or when the plan first waits; `nil`
@@ -19,7 +20,6 @@ final class DeliveryDriver {
     private var journalID: Int?
     private var bodyBytesSent = 0
     private var headTime: NIODeadline?
-    private var timer: Scheduled<Void>?
     /// Counts the waits on ``pacing``: a wake-up for an earlier one (cancelled) is ignored.
     private var pacingTicket = 0
     /// The gate the body is held at, while it is.
@@ -64,19 +64,11 @@ final class DeliveryDriver {
                 }
                 writer.flush()
                 let deadline = nextDeadline(after: duration)
-                if headTime != nil {
-                    // The body's slices share wake-ups, on the loop's pacing clock.
-                    pacingTicket += 1
-                    pacing.wake(self, ticket: pacingTicket, at: Self.coalesced(deadline, span: duration), deadline: deadline)
-                    return
-                }
-                // A wait before the head (a delay, a profile's latency) ends when it says.
-                let driver = NIOLoopBound(self, eventLoop: writer.eventLoop)
-                timer = writer.eventLoop.scheduleTask(deadline: deadline) {
-                    driver.value.timer = nil
-                    driver.value.lastDeadline = deadline
-                    driver.value.run()
-                }
+                // The body's slices share wake-ups on the clock's grid; a wait before the head (a
+                // delay, a profile's latency) ends when it says.
+                pacingTicket += 1
+                let due = headTime == nil ? deadline : Self.coalesced(deadline, span: duration)
+                pacing.wake(self, ticket: pacingTicket, at: due, deadline: deadline)
                 return
             case .fail(let fault):
                 // Journaled first (the fault may close the connection, which would cancel it), and
@@ -156,8 +148,6 @@ final class DeliveryDriver {
 
     /// The client went away (or the server is stopping): journaled as cancelled with the bytes sent.
     func cancel() {
-        timer?.cancel()
-        timer = nil
         pacingTicket += 1
         if let (gate, ticket) = held {
             gate.leave(ticket)

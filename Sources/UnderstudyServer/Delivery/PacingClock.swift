@@ -1,9 +1,14 @@
 internal import NIOCore
 
-/// The wake-ups of one event loop's paced body slices (a network profile's rate, a stub's
+/// The wake-ups of one event loop's deliveries: every wait of a ``DeliveryPlan``, before the head
+/// (a delay, a profile's latency) and between body slices (a network profile's rate, a stub's
 /// `bandwidth`, the intervals of a body in pieces). Every slice due at one instant of the grid
 /// (``DeliveryDriver/coalesced(_:span:)``) waits on that instant, and the loop holds one timer,
 /// for the earliest instant: hundreds of slow clients cost one timer at a time, not one per slice.
+///
+/// A waiter is held until its instant, cancelled or not (a cancelled wait is only not woken), so
+/// the connections' own timeouts stay the loop's cancellable timers: a closed connection must
+/// not be kept for the rest of its head timeout.
 ///
 /// The loop's own timers are tasks in a heap, each with a promise, and every heap move copies a
 /// task (retains, releases, value witnesses): with a timer per slice, the heap would cost more
