@@ -170,7 +170,7 @@ extension StubFileParser {
     private mutating func parseFormats(_ node: Node, path: String) -> [ImageKind]? {
         let expected = "a list of \(Self.negotiableNames.joined(separator: ", "))"
         guard case .sequence(let items) = node else {
-            report(node, path, "expected \(expected), found \(node.found)")
+            reportMismatch(node, path, expected: expected)
             return nil
         }
         guard !items.isEmpty else {
