@@ -1,7 +1,7 @@
 // `import Understudy` is enough to write `.image(.file(url), as: .png)`: the image types a stub
 // names (sources, formats, patterns, colours, kinds, damage, resizing and the transcoder a
 // registry uses) are re-exported one by one. The codecs' own types (`RGBAImage`,
-// `ImageGenerator`, `ImageError`, `TranscodeTarget`) stay in UnderstudyImages: `import
+// `ImageGenerator`, `ImageError`) stay in UnderstudyImages: `import
 // UnderstudyImages` to decode or draw pixels. The C modules stay private to UnderstudyImages.
 @_exported import enum UnderstudyImages.ImageSource
 @_exported import enum UnderstudyImages.ImageFormat

@@ -16,7 +16,7 @@ package struct ImageFileTranscode: Sendable {
     /// The file written (replaced when it exists).
     package let output: URL
     /// The encoding written.
-    package let target: TranscodeTarget
+    package let target: ImageFormat
 
     /// What went wrong, for the person at the command line: names the file or flag.
     package struct Failure: Error, Sendable, CustomStringConvertible, Equatable {
@@ -40,7 +40,7 @@ package struct ImageFileTranscode: Sendable {
         /// The size of the file read.
         package let inputBytes: Int
         /// The encoding written.
-        package let target: TranscodeTarget
+        package let target: ImageFormat
         /// The size of the file written.
         package let outputBytes: Int
         /// Width in pixels.
@@ -50,19 +50,8 @@ package struct ImageFileTranscode: Sendable {
 
         /// `cat.png: PNG, 64x64, 1234 bytes (from WebP, 567 bytes)`.
         package var description: String {
-            let written: String
-            switch target {
-            case .png: written = "PNG"
-            case .webp(let quality): written = "WebP at quality \(quality)"
-            case .webpLossless: written = "lossless WebP"
-            case .jpeg(let quality): written = "JPEG at quality \(quality)"
-            case .jpegProgressive(let quality): written = "progressive JPEG at quality \(quality)"
-            case .avif(let quality, let speed): written = "AVIF at quality \(quality), speed \(speed)"
-            case .heic(let quality): written = "HEIC at quality \(quality)"
-            case .gif: written = "GIF"
-            }
             let from = inputKind.name
-            return "\(output.relativePath): \(written), \(width)x\(height), \(outputBytes) bytes (from \(from), \(inputBytes) bytes)"
+            return "\(output.relativePath): \(target.inWords), \(width)x\(height), \(outputBytes) bytes (from \(from), \(inputBytes) bytes)"
         }
     }
 

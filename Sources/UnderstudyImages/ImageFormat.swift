@@ -1,32 +1,38 @@
-/// The format an image response is served in.
+/// The format an image response is served in, and the encoding a transcode writes.
 ///
 /// `.png`, `.webp(quality:)`, `.webpLossless`, `.jpeg(quality:)`, `.jpegProgressive(quality:)`,
-/// `.avif(quality:speed:)`, `.heic(quality:)` and `.gif` name an encoding (see ``transcodeTarget``); `.original` serves the source bytes as they are,
-/// and `.negotiated(among:)` lets the request's `Accept` header choose among formats. Resolving
-/// those two is the HTTP layer's job.
+/// `.avif(quality:speed:)`, `.heic(quality:)` and `.gif` name an encoding (their ``kind`` is the
+/// format of the bytes written); `.original` serves the source bytes as they are, and
+/// `.negotiated(among:)` lets the request's `Accept` header choose among formats. Resolving
+/// those two is the HTTP layer's job: ``ImageTranscoder`` and ``RGBAImage/encoded(as:)`` take an
+/// encoding and refuse them.
 ///
 /// ```swift
 /// .jpeg(quality: 85)
 /// .negotiated                          // WebP or PNG
 /// .negotiated(among: [.webp, .jpeg])   // as an image CDN does
 /// ```
-public enum ImageFormat: Sendable, Hashable {
-    /// PNG, lossless.
+public enum ImageFormat: Sendable, Hashable, CustomStringConvertible {
+    /// PNG, lossless (8-bit RGBA, or RGB when every pixel is opaque).
     case png
-    /// Lossy WebP at a quality from 0 (smallest) to 100 (best).
+    /// Lossy WebP at a quality from 0 (smallest) to 100 (best); values outside are clamped.
     case webp(quality: Int)
-    /// Lossless WebP.
+    /// Lossless WebP; the RGB values of fully transparent pixels are kept too.
     case webpLossless
-    /// Baseline JPEG at a quality from 1 to 100 (85 in stub files).
+    /// Baseline JPEG at a quality from 1 to 100 (85 in stub files; values outside are clamped);
+    /// 4:2:0 chroma, transparency composited over white.
     case jpeg(quality: Int)
-    /// Progressive JPEG at a quality from 1 to 100: browsers draw it in passes, coarse first.
+    /// Progressive JPEG at a quality from 1 to 100: browsers draw it in passes, coarse first
+    /// (libjpeg's simple progression: 10 scans); otherwise as ``jpeg(quality:)``.
     case jpegProgressive(quality: Int)
-    /// AVIF at a quality from 0 to 100 (60 in stub files) and an encoder speed from 0 (slowest)
-    /// to 10 (fastest; 8 in stub files).
+    /// AVIF (AV1, 8-bit 4:2:0, alpha kept) at a quality from 0 to 100 (60 in stub files) and an
+    /// encoder speed from 0 (slowest, smallest) to 10 (fastest; 8 in stub files); values outside
+    /// are clamped.
     case avif(quality: Int, speed: Int)
-    /// HEIC at a quality from 0 to 100 (60 in stub files).
+    /// HEIC (HEVC, alpha kept) at a quality from 0 to 100 (60 in stub files; clamped).
     case heic(quality: Int)
-    /// GIF, with a palette chosen from the image; an animation stays animated.
+    /// GIF with a palette chosen from the image by median cut (see ``RGBAImage/gifData()``);
+    /// pixels with alpha 0 transparent; an animation stays animated.
     case gif
     /// The source's own bytes, untouched.
     case original
@@ -41,18 +47,93 @@ public enum ImageFormat: Sendable, Hashable {
     /// The formats `.negotiated` offers: WebP, then PNG.
     public static let defaultNegotiatedKinds: [ImageKind] = [.webp, .png]
 
-    /// The encoding this format names, or `nil` for `.original` and `.negotiated`.
-    public var transcodeTarget: TranscodeTarget? {
+    /// The format of the bytes this encoding writes, or `nil` for `.original` and `.negotiated`,
+    /// which name no encoding.
+    ///
+    /// ```swift
+    /// ImageFormat.jpegProgressive(quality: 85).kind?.mimeType   // "image/jpeg"
+    /// ```
+    public var kind: ImageKind? {
         switch self {
         case .png: .png
-        case .webp(let quality): .webp(quality: quality)
-        case .webpLossless: .webpLossless
-        case .jpeg(let quality): .jpeg(quality: quality)
-        case .jpegProgressive(let quality): .jpegProgressive(quality: quality)
-        case .avif(let quality, let speed): .avif(quality: quality, speed: speed)
-        case .heic(let quality): .heic(quality: quality)
+        case .webp, .webpLossless: .webp
+        case .jpeg, .jpegProgressive: .jpeg
+        case .avif: .avif
+        case .heic: .heic
         case .gif: .gif
         case .original, .negotiated: nil
         }
+    }
+
+    /// A stable spelling, used in cache keys: `png`, `webp(q=80)`, `webp-lossless`, `jpeg(q=85)`,
+    /// `jpeg-progressive(q=85)`, `avif(q=60,s=8)`, `heic(q=60)`, `gif` (options clamped to their
+    /// range), `original`, `negotiated(webp,png)`.
+    public var description: String {
+        switch self {
+        case .png: "png"
+        case .webp(let quality): "webp(q=\(Self.clampedQuality(quality)))"
+        case .webpLossless: "webp-lossless"
+        case .jpeg(let quality): "jpeg(q=\(Self.clampedJPEGQuality(quality)))"
+        case .jpegProgressive(let quality): "jpeg-progressive(q=\(Self.clampedJPEGQuality(quality)))"
+        case .avif(let quality, let speed): "avif(q=\(Self.clampedQuality(quality)),s=\(Self.clampedSpeed(speed)))"
+        case .heic(let quality): "heic(q=\(Self.clampedQuality(quality)))"
+        case .gif: "gif"
+        case .original: "original"
+        case .negotiated(let kinds): "negotiated(\(kinds.map(\.rawValue).joined(separator: ",")))"
+        }
+    }
+}
+
+extension ImageFormat {
+    static func clampedQuality(_ quality: Int) -> Int { min(max(quality, 0), 100) }
+    static func clampedJPEGQuality(_ quality: Int) -> Int { min(max(quality, 1), 100) }
+    static func clampedSpeed(_ speed: Int) -> Int { min(max(speed, 0), 10) }
+
+    /// The same format with its options in range, so equal outputs share a cache key.
+    var normalized: ImageFormat {
+        switch self {
+        case .webp(let quality): .webp(quality: Self.clampedQuality(quality))
+        case .jpeg(let quality): .jpeg(quality: Self.clampedJPEGQuality(quality))
+        case .jpegProgressive(let quality): .jpegProgressive(quality: Self.clampedJPEGQuality(quality))
+        case .avif(let quality, let speed): .avif(quality: Self.clampedQuality(quality), speed: Self.clampedSpeed(speed))
+        case .heic(let quality): .heic(quality: Self.clampedQuality(quality))
+        case .png, .webpLossless, .gif, .original, .negotiated: self
+        }
+    }
+
+    /// Whether an animation keeps its frames in this encoding; PNG, JPEG and HEIC get the first.
+    var animates: Bool {
+        switch self {
+        case .webp, .webpLossless, .avif, .gif: true
+        case .png, .jpeg, .jpegProgressive, .heic, .original, .negotiated: false
+        }
+    }
+
+    /// The format in words, for messages: `PNG`, `WebP at quality 80`, `lossless WebP`,
+    /// `progressive JPEG at quality 85`, `AVIF at quality 60, speed 8`, `its original bytes`.
+    package var inWords: String {
+        switch self {
+        case .png: "PNG"
+        case .webp(let quality): "WebP at quality \(quality)"
+        case .webpLossless: "lossless WebP"
+        case .jpeg(let quality): "JPEG at quality \(quality)"
+        case .jpegProgressive(let quality): "progressive JPEG at quality \(quality)"
+        case .avif(let quality, let speed): "AVIF at quality \(quality), speed \(speed)"
+        case .heic(let quality): "HEIC at quality \(quality)"
+        case .gif: "GIF"
+        case .original: "its original bytes"
+        case .negotiated: "the negotiated format"
+        }
+    }
+
+    /// ``kind``, for code that encodes: `.original` and `.negotiated` name no encoding to write.
+    package func encodedKind() throws -> ImageKind {
+        guard let kind else {
+            throw ImageError(
+                .invalidArgument,
+                "cannot encode as \(self): it names no encoding; .original and .negotiated(among:) are resolved per request by the server, so name one of png, webp, webpLossless, jpeg, jpegProgressive, avif, heic or gif"
+            )
+        }
+        return kind
     }
 }

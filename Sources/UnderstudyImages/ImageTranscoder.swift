@@ -63,7 +63,7 @@ public final class ImageTranscoder: Sendable {
             case file(FileStamp)  // a file as it is now, so a hit neither reads nor hashes it
         }
         var source: Source
-        var target: TranscodeTarget
+        var target: ImageFormat
         var resize: ImageResize?
         var damage: ImageDamage?
     }
@@ -109,13 +109,13 @@ public final class ImageTranscoder: Sendable {
     /// ```
     /// - Parameters:
     ///   - data: A PNG, WebP, JPEG, GIF, AVIF or HEIC image (an animation gives its first frame).
-    ///   - target: The encoding wanted.
+    ///   - target: The encoding wanted: any format but `.original` and `.negotiated(among:)`.
     ///   - resize: A size to scale to first, if any; the result must be within ``pixelLimit``.
     ///   - damage: A defect to put into the encoded bytes, if any (see ``ImageDamage``).
     /// - Returns: The encoded image.
     /// - Throws: ``ImageError`` from decoding, resizing or encoding; errors are not cached.
     public func transcode(
-        _ data: Data, to target: TranscodeTarget, resize: ImageResize? = nil, damage: ImageDamage? = nil
+        _ data: Data, to target: ImageFormat, resize: ImageResize? = nil, damage: ImageDamage? = nil
     ) async throws -> Data {
         try await cached(key(data, target, resize, damage)) {
             try self.transcodeUncached(data, to: target, resize: resize, damage: damage)
@@ -127,12 +127,12 @@ public final class ImageTranscoder: Sendable {
     /// elsewhere.
     /// - Parameters:
     ///   - data: A PNG, WebP, JPEG, GIF, AVIF or HEIC image.
-    ///   - target: The encoding wanted.
+    ///   - target: The encoding wanted: any format but `.original` and `.negotiated(among:)`.
     ///   - resize: A size to scale to first, if any.
     ///   - damage: A defect to put into the encoded bytes, if any.
     /// - Throws: ``ImageError``.
     public func transcodeSync(
-        _ data: Data, to target: TranscodeTarget, resize: ImageResize? = nil, damage: ImageDamage? = nil
+        _ data: Data, to target: ImageFormat, resize: ImageResize? = nil, damage: ImageDamage? = nil
     ) throws -> Data {
         try cachedSync(key(data, target, resize, damage)) {
             try self.transcodeUncached(data, to: target, resize: resize, damage: damage)
@@ -150,12 +150,12 @@ public final class ImageTranscoder: Sendable {
     /// ```
     /// - Parameters:
     ///   - source: The image.
-    ///   - target: The encoding wanted.
+    ///   - target: The encoding wanted: any format but `.original` and `.negotiated(among:)`.
     ///   - resize: A size to scale to first (each frame of an animation), if any.
     ///   - damage: A defect to put into the encoded bytes, if any.
     /// - Throws: ``ImageError``, including `.unreadableFile`.
     public func render(
-        _ source: ImageSource, as target: TranscodeTarget, resize: ImageResize? = nil, damage: ImageDamage? = nil
+        _ source: ImageSource, as target: ImageFormat, resize: ImageResize? = nil, damage: ImageDamage? = nil
     ) async throws -> Data {
         switch source {
         case .file(let url):
@@ -180,12 +180,12 @@ public final class ImageTranscoder: Sendable {
     /// elsewhere.
     /// - Parameters:
     ///   - source: The image.
-    ///   - target: The encoding wanted.
+    ///   - target: The encoding wanted: any format but `.original` and `.negotiated(among:)`.
     ///   - resize: A size to scale to first, if any.
     ///   - damage: A defect to put into the encoded bytes, if any.
     /// - Throws: ``ImageError``.
     public func renderSync(
-        _ source: ImageSource, as target: TranscodeTarget, resize: ImageResize? = nil, damage: ImageDamage? = nil
+        _ source: ImageSource, as target: ImageFormat, resize: ImageResize? = nil, damage: ImageDamage? = nil
     ) throws -> Data {
         switch source {
         case .file(let url):
@@ -206,7 +206,7 @@ public final class ImageTranscoder: Sendable {
         }
     }
 
-    private func key(_ data: Data, _ target: TranscodeTarget, _ resize: ImageResize?, _ damage: ImageDamage?) -> Key {
+    private func key(_ data: Data, _ target: ImageFormat, _ resize: ImageResize?, _ damage: ImageDamage?) -> Key {
         Key(source: .digest(Data(SHA256.hash(data: data))), target: target.normalized, resize: resize, damage: damage)
     }
 
@@ -293,8 +293,9 @@ public final class ImageTranscoder: Sendable {
     // MARK: Codec work
 
     private func transcodeUncached(
-        _ data: Data, to target: TranscodeTarget, resize: ImageResize?, damage: ImageDamage?
+        _ data: Data, to target: ImageFormat, resize: ImageResize?, damage: ImageDamage?
     ) throws -> Data {
+        _ = try target.encodedKind()  // before decoding: `.original` and `.negotiated` encode nothing
         state.withLock { $0.statistics.decodes += 1 }
         let image: RGBAImage
         if let resize {
@@ -309,8 +310,9 @@ public final class ImageTranscoder: Sendable {
     }
 
     private func generateUncached(
-        _ source: ImageSource, as target: TranscodeTarget, resize: ImageResize?, damage: ImageDamage?
+        _ source: ImageSource, as target: ImageFormat, resize: ImageResize?, damage: ImageDamage?
     ) throws -> Data {
+        _ = try target.encodedKind()
         state.withLock { $0.statistics.generations += 1 }
         var frames: [RGBAImage]
         var animation: Duration?
@@ -318,12 +320,7 @@ public final class ImageTranscoder: Sendable {
         case .generated(let width, let height, let pattern):
             frames = [try ImageGenerator.generate(width: width, height: height, pattern: pattern, pixelLimit: pixelLimit)]
         case .animated(let width, let height, let pattern, let count, let frameDuration):
-            switch target {
-            case .webp, .webpLossless, .avif, .gif:
-                animation = frameDuration
-            case .png, .jpeg, .jpegProgressive, .heic:
-                break  // the first frame only
-            }
+            if target.animates { animation = frameDuration }  // otherwise the first frame only
             frames = animation == nil
                 ? [try ImageGenerator.firstFrame(width: width, height: height, pattern: pattern, count: count, pixelLimit: pixelLimit)]
                 : try ImageGenerator.frames(width: width, height: height, pattern: pattern, count: count, pixelLimit: pixelLimit)

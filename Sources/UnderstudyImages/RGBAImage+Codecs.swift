@@ -109,11 +109,11 @@ extension RGBAImage {
         try ImageCodecs.encode(self, as: .gif)
     }
 
-    /// Encodes the image for a transcode target.
+    /// Encodes the image in an encoding.
     /// - Parameter target: PNG, lossy or lossless WebP, baseline or progressive JPEG, AVIF, HEIC
-    ///   or GIF.
+    ///   or GIF; `.original` and `.negotiated(among:)` name no encoding and throw.
     /// - Throws: ``ImageError``.
-    public func encoded(as target: TranscodeTarget) throws -> Data {
+    public func encoded(as target: ImageFormat) throws -> Data {
         try ImageCodecs.encode(self, as: target)
     }
 }

@@ -14,7 +14,7 @@ final class AnimationTests: XCTestCase {
 
     func testAnimatedWebPHasItsFramesDurationsAndLoopsForEver() throws {
         let transcoder = ImageTranscoder()
-        for target in [TranscodeTarget.webp(quality: 90), .webpLossless] {
+        for target in [ImageFormat.webp(quality: 90), .webpLossless] {
             let webp = try transcoder.renderSync(source, as: target)
             XCTAssertEqual(ImageKind.detect(webp), .webp)
             let path = try scratch.write(webp, "anim.webp")

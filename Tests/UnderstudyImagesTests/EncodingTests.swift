@@ -33,7 +33,7 @@ final class EncodingTests: XCTestCase {
     func testAlphaSurvivesEveryEncoding() throws {
         let source = try ImageGenerator.photoLike(width: 64, height: 48, seed: 13, opaque: false)
         XCTAssertFalse(source.isOpaque)
-        for target in [TranscodeTarget.png, .webpLossless, .webp(quality: 75)] {
+        for target in [ImageFormat.png, .webpLossless, .webp(quality: 75)] {
             let decoded = try RGBAImage(decoding: source.encoded(as: target))
             XCTAssertEqual(Pixels.alpha(decoded.pixels), Pixels.alpha(source.pixels), "\(target)")
         }

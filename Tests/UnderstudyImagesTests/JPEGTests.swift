@@ -137,9 +137,9 @@ final class JPEGTests: XCTestCase {
         XCTAssertEqual(jpeg, try image.jpegData(quality: 70, progressive: true))
         let png = try transcoder.transcodeSync(jpeg, to: .png)
         XCTAssertEqual(try RGBAImage(decoding: png), try RGBAImage(decoding: jpeg))
-        XCTAssertEqual(TranscodeTarget.jpeg(quality: 0).description, "jpeg(q=1)")
-        XCTAssertEqual(TranscodeTarget.jpegProgressive(quality: 200).description, "jpeg-progressive(q=100)")
-        XCTAssertEqual(TranscodeTarget.jpeg(quality: 85).mimeType, "image/jpeg")
+        XCTAssertEqual(ImageFormat.jpeg(quality: 0).description, "jpeg(q=1)")
+        XCTAssertEqual(ImageFormat.jpegProgressive(quality: 200).description, "jpeg-progressive(q=100)")
+        XCTAssertEqual(ImageFormat.jpeg(quality: 85).kind?.mimeType, "image/jpeg")
     }
 
     // MARK: - Errors

@@ -133,7 +133,7 @@ final class CodecCapabilityTests: XCTestCase {
         XCTAssertTrue(ImageKind.png.canDecode)
         XCTAssertTrue(ImageFormat.original.canEncode)
         for kind in ImageKind.allCases where !kind.canEncode {
-            let target: TranscodeTarget = switch kind {
+            let target: ImageFormat = switch kind {
             case .webp: .webpLossless
             case .jpeg: .jpeg(quality: 85)
             case .avif: .avif(quality: 60, speed: 8)

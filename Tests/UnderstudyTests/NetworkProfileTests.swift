@@ -42,6 +42,26 @@ final class NetworkProfileTests: XCTestCase {
         XCTAssertEqual(NetworkProfile.custom(latency: .milliseconds(300), rate: .kilobitsPerSecond(800)).description, "custom (300ms, 800kbit/s)")
     }
 
+    func testBandwidthPresetsAreTheProfilesRates() throws {
+        XCTAssertEqual(Bandwidth.gprs, NetworkProfile.gprs.rate)
+        XCTAssertEqual(Bandwidth.edge, NetworkProfile.regular2G.rate)
+        XCTAssertEqual(Bandwidth.threeG, NetworkProfile.regular3G.rate)
+        XCTAssertEqual(Bandwidth.fourG, NetworkProfile.regular4G.rate)
+        XCTAssertEqual(Bandwidth.wifi, NetworkProfile.wifi.rate)
+        XCTAssertEqual(
+            [Bandwidth.gprs, .edge, .threeG, .fourG, .wifi].map(\.bytesPerSecond), [6_250, 31_250, 93_750, 500_000, 3_750_000]
+        )
+        for profile in NetworkProfile.all {
+            let name = try XCTUnwrap(profile.name)
+            XCTAssertEqual(Bandwidth(parsing: name), profile.rate, "bandwidth: \(name)")
+            XCTAssertEqual(Bandwidth(parsing: name.uppercased()), profile.rate, "bandwidth: \(name.uppercased())")
+        }
+        XCTAssertEqual(Bandwidth(parsing: "slow-3g")?.bytesPerSecond, 50_000)
+        XCTAssertEqual(Bandwidth(parsing: "4g"), .fourG)
+        XCTAssertEqual(Bandwidth.presetNames, NetworkProfile.names + ["edge", "3g", "4g"])
+        XCTAssertTrue(Bandwidth.presetNames.allSatisfy { Bandwidth(parsing: $0) != nil })
+    }
+
     func testRatesAreWrittenInBitsToo() {
         XCTAssertEqual(Bandwidth(parsing: "800kbit/s")?.bytesPerSecond, 100_000)
         XCTAssertEqual(Bandwidth(parsing: "1.5Mbit/s")?.bytesPerSecond, 187_500)

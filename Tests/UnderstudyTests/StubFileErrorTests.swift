@@ -226,7 +226,7 @@ final class StubFileErrorTests: XCTestCase {
 
     func testBadBandwidth() throws {
         try assertIssues("a.json", "{\"stubs\": [{\"response\": {\"bandwidth\": \"5G\"}}]}", [
-            "Stubs/a.json:1: stubs[0].response.bandwidth: unknown bandwidth '5G'; expected one of gprs, edge, 3g, 4g, wifi or a rate like 64KB/s",
+            "Stubs/a.json:1: stubs[0].response.bandwidth: unknown bandwidth '5G'; expected one of slow-3g, slow-4g, fast-4g, gprs, regular-2g, good-2g, regular-3g, good-3g, regular-4g, dsl, wifi, edge, 3g, 4g or a rate like 64KB/s",
         ])
     }
 

@@ -181,6 +181,17 @@ final class StubFileLoadingTests: XCTestCase {
         }
     }
 
+    func testBandwidthTakesANetworkProfilesNameForItsRateAlone() async throws {
+        let sandbox = try StubFileSandbox()
+        try sandbox.write("one.yml", "stubs:\n  - request: { path: /s }\n    response: { body: hi, bandwidth: slow-3g }\n")
+        let registry = StubRegistry()
+        try registry.load(from: sandbox.relative("Stubs/one.yml"))
+        let response = try await registry.answer("http://x.test/s")
+        XCTAssertEqual(response.bandwidth, NetworkProfile.slow3G.rate)
+        XCTAssertEqual(response.bandwidth?.bytesPerSecond, 50_000)
+        XCTAssertEqual(response.delay, .zero, "the profile's rate only, not its latency")
+    }
+
     func testParsingTextForTheAdminAPI() throws {
         let stubs = try StubFileLoader.stubs(
             parsing: #"{"name": "one", "request": {"path": "/x"}, "response": {"status": 204}}"#,

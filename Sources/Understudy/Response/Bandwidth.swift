@@ -1,7 +1,11 @@
 /// A throughput limit for response bodies, in bytes per second (KB = 1,000 bytes; KiB = 1,024).
 ///
+/// The presets are the download rates of the network profiles of the same generation (see
+/// ``NetworkProfile``), so `bandwidth: gprs` and `network: gprs` pace a body alike.
+///
 /// ```swift
-/// .file(bigPNG).throttled(to: .edge)          // 16 KB/s
+/// .file(bigPNG).throttled(to: .edge)          // 250 kbit/s, 31,250 B/s
+/// .file(bigPNG).throttled(to: NetworkProfile.slow3G.rate)
 /// .file(bigPNG).throttled(to: .bytesPerSecond(64_000))
 /// ```
 public struct Bandwidth: Sendable, Hashable, CustomStringConvertible {
@@ -13,31 +17,37 @@ public struct Bandwidth: Sendable, Hashable, CustomStringConvertible {
         Bandwidth(bytesPerSecond: max(1, value))
     }
 
-    /// GPRS, 7 KB/s.
-    public static let gprs = Bandwidth(bytesPerSecond: 7_000)
-    /// EDGE, 16 KB/s.
-    public static let edge = Bandwidth(bytesPerSecond: 16_000)
-    /// 3G, 400 KB/s.
-    public static let threeG = Bandwidth(bytesPerSecond: 400_000)
-    /// 4G, 2,500 KB/s.
-    public static let fourG = Bandwidth(bytesPerSecond: 2_500_000)
-    /// Wi-Fi, 5,000 KB/s.
-    public static let wifi = Bandwidth(bytesPerSecond: 5_000_000)
+    /// GPRS: ``NetworkProfile/gprs``'s rate, 50 kbit/s (6,250 B/s).
+    public static let gprs = NetworkProfile.gprs.rate
+    /// EDGE: ``NetworkProfile/regular2G``'s rate, 250 kbit/s (31,250 B/s), the regular profile of
+    /// its generation (EDGE is a 2G network), as `3g` and `4g` are.
+    public static let edge = NetworkProfile.regular2G.rate
+    /// 3G: ``NetworkProfile/regular3G``'s rate, 750 kbit/s (93,750 B/s).
+    public static let threeG = NetworkProfile.regular3G.rate
+    /// 4G: ``NetworkProfile/regular4G``'s rate, 4,000 kbit/s (500,000 B/s).
+    public static let fourG = NetworkProfile.regular4G.rate
+    /// Wi-Fi: ``NetworkProfile/wifi``'s rate, 30,000 kbit/s (3,750,000 B/s).
+    public static let wifi = NetworkProfile.wifi.rate
 
-    /// The preset names stub files accept.
-    public static let presetNames = ["gprs", "edge", "3g", "4g", "wifi"]
+    /// The names that are a preset but no network profile's, with the preset each stands for.
+    private static let generationNames: [(name: String, rate: Bandwidth)] = [("edge", .edge), ("3g", .threeG), ("4g", .fourG)]
 
-    /// Parses a stub-file value: a preset (`3g`), or a rate like `64KB/s`, `1.5MB/s`, `512KiB/s`,
-    /// `2000B/s`, `800kbit/s`, `1.5Mbit/s` (1 kbit = 1,000 bits). `nil` when it is neither.
+    /// The names stub files and the admin API accept for a rate: every network profile's
+    /// (`slow-3g`, ..., `gprs`, ..., `wifi`), then `edge`, `3g` and `4g`.
+    public static var presetNames: [String] { NetworkProfile.names + generationNames.map(\.name) }
+
+    /// Parses a stub-file value: a preset (`3g`) or a network profile's name (`slow-3g`: that
+    /// profile's rate), or a rate like `64KB/s`, `1.5MB/s`, `512KiB/s`, `2000B/s`, `800kbit/s`,
+    /// `1.5Mbit/s` (1 kbit = 1,000 bits). `nil` when it is neither.
     public init?(parsing text: String) {
         let trimmed = text.trimmingSpaces()
-        switch trimmed.lowercased() {
-        case "gprs": self = .gprs; return
-        case "edge": self = .edge; return
-        case "3g": self = .threeG; return
-        case "4g": self = .fourG; return
-        case "wifi": self = .wifi; return
-        default: break
+        if let profile = NetworkProfile.named(trimmed) {
+            self = profile.rate
+            return
+        }
+        if let preset = Self.generationNames.first(where: { $0.name == trimmed.lowercased() }) {
+            self = preset.rate
+            return
         }
         guard trimmed.hasSuffix("/s") else { return nil }
         let rate = trimmed.dropLast(2)

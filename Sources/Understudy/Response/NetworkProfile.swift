@@ -4,6 +4,8 @@
 ///
 /// The named profiles are Chrome DevTools' (`slow-3g`, `slow-4g`, `fast-4g`) and Firefox's
 /// (`gprs` to `wifi`); the article *Networks and delivery in pieces* lists each one's figures and where they come from.
+/// Their rates are the one set of rates: ``Bandwidth``'s presets are some of them, and
+/// `bandwidth:` in a stub file takes any profile's name for its rate alone.
 ///
 /// ```swift
 /// stubs.stub(.path("/photo.jpg"), response: .file(photo).network(.slow3G))

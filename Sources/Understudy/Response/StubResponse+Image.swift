@@ -60,9 +60,9 @@ extension StubResponse {
             switch format {
             case .original:
                 if source.isGenerated {
-                    let target: TranscodeTarget = if case .animated = source { .webpLossless } else { .png }
+                    let target: ImageFormat = if case .animated = source { .webpLossless } else { .png }
                     let produced = try await transcoder.render(source, as: target, resize: resize, damage: damage)
-                    return ImageAnswer(body: produced, contentType: target.mimeType, variesByAccept: false)
+                    return ImageAnswer(body: produced, contentType: try target.encodedKind().mimeType, variesByAccept: false)
                 }
                 let data = try source.originalData(pixelLimit: transcoder.pixelLimit)
                 var contentType = MediaType.sniff(data) ?? "application/octet-stream"
@@ -74,7 +74,7 @@ extension StubResponse {
                     throw RenderError("cannot resize \(name): \(MediaType.sniff(data) ?? "its bytes are not an image"); expected PNG, WebP, JPEG, GIF, AVIF or HEIC")
                 }
                 let produced = try await transcoder.render(source, as: target, resize: resize, damage: damage)
-                return ImageAnswer(body: produced, contentType: target.mimeType, variesByAccept: false)
+                return ImageAnswer(body: produced, contentType: try target.encodedKind().mimeType, variesByAccept: false)
 
             case .negotiated(let kinds):
                 let accept = AcceptHeader(acceptValue(of: request))
@@ -103,20 +103,18 @@ extension StubResponse {
                 return ImageAnswer(body: produced, contentType: kind.mimeType, variesByAccept: true)
 
             case .png, .webp, .webpLossless, .jpeg, .jpegProgressive, .avif, .heic, .gif:
-                // Every case above leaves `transcodeTarget` non-nil here.
-                let target = format.transcodeTarget ?? .png
-                let produced = try await transcoder.render(source, as: target, resize: resize, damage: damage)
-                return ImageAnswer(body: produced, contentType: target.mimeType, variesByAccept: false)
+                let produced = try await transcoder.render(source, as: format, resize: resize, damage: damage)
+                return ImageAnswer(body: produced, contentType: try format.encodedKind().mimeType, variesByAccept: false)
             }
         } catch let error as ImageError where error.code == .invalidResize {
             throw RenderError(status: 400, "400 Bad Request: the resize asked for (\(resolved?.origin ?? "the stub's")) cannot be done: \(error)\n")
         } catch let error as ImageError {
-            throw RenderError("cannot serve \(name) as \(describe(format)): \(error)")
+            throw RenderError("cannot serve \(name) as \(format.inWords): \(error)")
         }
     }
 
     /// The encoding `.negotiated` serves `kind` in when it cannot pass the source through.
-    static func negotiatedTarget(_ kind: ImageKind, sourceIsLossy: Bool) -> TranscodeTarget {
+    static func negotiatedTarget(_ kind: ImageKind, sourceIsLossy: Bool) -> ImageFormat {
         switch kind {
         case .webp: sourceIsLossy ? .webp(quality: negotiatedWebPQuality) : .webpLossless
         case .jpeg: .jpeg(quality: negotiatedJPEGQuality)
@@ -130,7 +128,7 @@ extension StubResponse {
     /// The encoding that keeps a resized `.original` in its own format: JPEG at quality 85
     /// (progressive when the source is), WebP lossy at 80 or lossless as the source was, PNG,
     /// AVIF and HEIC at quality 60 (AVIF at speed 8), GIF.
-    static func sameFormatTarget(_ kind: ImageKind, _ data: Data) -> TranscodeTarget? {
+    static func sameFormatTarget(_ kind: ImageKind, _ data: Data) -> ImageFormat? {
         switch kind {
         case .png: .png
         case .webp: isLossy(data) ? .webp(quality: negotiatedWebPQuality) : .webpLossless
@@ -178,7 +176,7 @@ extension StubResponse {
             return ImageAnswer(body: data, contentType: MediaType.sniff(data) ?? "application/octet-stream", variesByAccept: false)
         }
         guard ImageKind.detect(data) != nil else {
-            throw RenderError("cannot transcode \(described) to \(describe(format)): it is not an image; expected PNG, WebP, JPEG, GIF, AVIF or HEIC bytes")
+            throw RenderError("cannot transcode \(described) to \(format.inWords): it is not an image; expected PNG, WebP, JPEG, GIF, AVIF or HEIC bytes")
         }
         return try await renderImage(.data(data), as: format, described: described, for: request, context: context)
     }
@@ -229,21 +227,6 @@ extension StubResponse {
         case .gradient: "gradient"
         case .solid(let color): "solid \(color)"
         case .photo: "photo"
-        }
-    }
-
-    static func describe(_ format: ImageFormat) -> String {
-        switch format {
-        case .png: "PNG"
-        case .webp(let quality): "WebP at quality \(quality)"
-        case .webpLossless: "lossless WebP"
-        case .jpeg(let quality): "JPEG at quality \(quality)"
-        case .jpegProgressive(let quality): "progressive JPEG at quality \(quality)"
-        case .avif(let quality, let speed): "AVIF at quality \(quality), speed \(speed)"
-        case .heic(let quality): "HEIC at quality \(quality)"
-        case .gif: "GIF"
-        case .original: "its original bytes"
-        case .negotiated: "the negotiated format"
         }
     }
 }

@@ -33,15 +33,7 @@ extension Node {
 
     /// How error messages name what was found: `a mapping`, `integer 5`, `string 'abc'`.
     var found: String {
-        switch kind {
-        case .mapping: return "a mapping"
-        case .list: return "a list"
-        case .null: return "null"
-        case .bool: return "boolean \(scalar?.string ?? "")"
-        case .int: return "integer \(scalar?.string ?? "")"
-        case .float: return "number \(scalar?.string ?? "")"
-        case .string: return "string '\(scalar?.string ?? "")'"
-        }
+        StubFileParser.found(self)
     }
 }
 

@@ -170,7 +170,7 @@ extension StubFileParser {
     private mutating func parseFormats(_ node: Node, path: String) -> [ImageKind]? {
         let expected = "a list of \(Self.negotiableNames.joined(separator: ", "))"
         guard case .sequence(let items) = node else {
-            report(node, path, "expected \(expected), found \(node.found)")
+            reportMismatch(node, path, expected: expected)
             return nil
         }
         guard !items.isEmpty else {
@@ -391,7 +391,7 @@ extension StubFileParser {
     /// platform and what to do instead. `nil` when it can.
     static func encodingProblem(_ format: ImageFormat) -> String? {
         guard !format.canEncode else { return nil }
-        let kind: ImageKind? = if case .negotiated(let kinds) = format { kinds.first } else { format.transcodeTarget?.kind }
+        let kind: ImageKind? = if case .negotiated(let kinds) = format { kinds.first } else { format.kind }
         return kind.map { "\(ImageError.cannotEncode($0))" }
     }
 }

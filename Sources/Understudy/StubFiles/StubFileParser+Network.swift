@@ -55,7 +55,7 @@ extension StubFileParser {
             switch field.key {
             case "at":
                 guard case .sequence(let items) = field.value, !items.isEmpty else {
-                    report(field.value, fieldPath, "expected a list of byte offsets like [1024, 8192], found \(field.value.found)")
+                    reportMismatch(field.value, fieldPath, expected: "a list of byte offsets like [1024, 8192]")
                     continue
                 }
                 var offsets: [Int] = []

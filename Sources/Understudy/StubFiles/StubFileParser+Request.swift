@@ -109,7 +109,7 @@ extension StubFileParser {
                 }
             default:
                 guard test.value.kind == .bool, let present = test.value.bool else {
-                    report(test.value, testPath, "expected true or false, found \(test.value.found)")
+                    reportMismatch(test.value, testPath, expected: "true or false")
                     return nil
                 }
                 return present ? .header(field.key) : .headerAbsent(field.key)

@@ -77,7 +77,7 @@ extension StubFileParser {
                 if field.value.kind == .bool, let enabled = field.value.bool {
                     modifiers.append { $0.ranges(enabled) }
                 } else {
-                    report(field.value, fieldPath, "expected true or false, found \(field.value.found)")
+                    reportMismatch(field.value, fieldPath, expected: "true or false")
                 }
             case "pause":
                 if let pause = parsePause(field.value, path: fieldPath) {
@@ -210,7 +210,7 @@ extension StubFileParser {
         case .mapping:
             break
         case .list, .null:
-            report(node, path, "expected \(expected), found \(node.found)")
+            reportMismatch(node, path, expected: expected)
             return nil
         default:
             return duration(node, path).map(Delay.fixed)
@@ -219,7 +219,7 @@ extension StubFileParser {
         let formPath = join(path, form.key)
         if form.key == "uniform" {
             guard case .sequence(let bounds) = form.value, bounds.count == 2 else {
-                report(form.value, formPath, "expected a list of two durations [low, high], found \(form.value.found)")
+                reportMismatch(form.value, formPath, expected: "a list of two durations [low, high]")
                 return nil
             }
             guard let low = duration(bounds[0], formPath + "[0]"), let high = duration(bounds[1], formPath + "[1]") else {

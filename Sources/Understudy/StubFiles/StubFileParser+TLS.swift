@@ -6,7 +6,7 @@ extension StubFileParser {
     /// The `tls:` list: `[{host: GLOB, certificate: expired | ...}]`, appended to ``tlsRules``.
     mutating func parseTLS(_ node: Node, path: String) {
         guard case .sequence(let items) = node else {
-            report(node, path, "expected a list of {host, certificate} mappings, found \(node.found)")
+            reportMismatch(node, path, expected: "a list of {host, certificate} mappings")
             return
         }
         guard !items.isEmpty else {

@@ -16,14 +16,14 @@ struct ParsedStub {
 /// instead of stopping at the first.
 ///
 /// Paths are strings like `stubs[2].response.fault`; the empty path is the document itself.
-struct StubFileParser {
+struct StubFileParser: DocumentParser {
     /// The file as issues name it.
     let file: String
     /// The file's name without its extension: the prefix of default stub names.
     let defaultNamePrefix: String
     /// How `file:` values resolve; `nil` refuses them (stubs not read from a directory).
     let references: FileReferences?
-    private(set) var issues: [StubFileError.Issue] = []
+    var issues: [StubFileError.Issue] = []
     /// The document's `tls:` rules, in order (``parseDocument(_:allowsSingleStub:allowsTLS:)``).
     var tlsRules: [TLSRule] = []
 
@@ -64,7 +64,7 @@ struct StubFileParser {
             return []
         }
         guard case .sequence(let items) = stubs.value else {
-            report(stubs.value, "stubs", "expected a list of stubs, found \(stubs.value.found)")
+            reportMismatch(stubs.value, "stubs", expected: "a list of stubs")
             return []
         }
         guard !items.isEmpty else {
@@ -110,14 +110,7 @@ struct StubFileParser {
             let fieldPath = join(path, field.key)
             switch field.key {
             case "name":
-                if let text = string(field.value, fieldPath) {
-                    if text.isEmpty {
-                        report(field.value, fieldPath, "the name is empty; expected a non-empty string")
-                    } else {
-                        name = text
-                        nameLine = field.value.line
-                    }
-                }
+                if let given = stubName(field.value, fieldPath) { (name, nameLine) = given }
             case "priority":
                 priority = integer(field.value, fieldPath) ?? 0
             case "times":
@@ -174,7 +167,7 @@ struct StubFileParser {
 
     private mutating func parseResponseList(_ node: Node, path: String) -> Stub.Answer? {
         guard case .sequence(let items) = node else {
-            report(node, path, "expected a list of responses, found \(node.found)")
+            reportMismatch(node, path, expected: "a list of responses")
             return nil
         }
         guard !items.isEmpty else {
@@ -188,19 +181,25 @@ struct StubFileParser {
         return responses.count == parsed.count ? .sequence(responses) : nil
     }
 
-    // MARK: - Reporting
+    // MARK: - Reading nodes by YAML's tags
 
-    mutating func report(_ node: Node, _ path: String, _ message: String) {
-        report(line: node.line, path: path, message)
+    static func kind(of node: Node) -> NodeKind { node.kind }
+
+    static func found(_ kind: NodeKind, _ text: String) -> String {
+        switch kind {
+        case .mapping: "a mapping"
+        case .list: "a list"
+        case .null: "null"
+        case .bool: "boolean \(text)"
+        case .int: "integer \(text)"
+        case .float: "number \(text)"
+        case .string: "string '\(text)'"
+        }
     }
 
-    mutating func report(line: Int, path: String, _ message: String) {
-        issues.append(StubFileError.Issue(file: file, line: line, path: path.isEmpty ? nil : path, message: message))
-    }
+    static func integerValue(of node: Node) -> Int? { node.int }
 
-    func join(_ path: String, _ key: String) -> String {
-        path.isEmpty ? key : path + "." + key
-    }
+    static func numberValue(of node: Node) -> Double? { node.float ?? node.scalar.flatMap { Double($0.string) } }
 
     // MARK: - Typed values
 
@@ -208,37 +207,30 @@ struct StubFileParser {
     /// reported and left out. `nil` (reported) when `node` is not a mapping.
     mutating func entries(
         _ node: Node, _ path: String, allowed: [String]?, expected: String = "a mapping"
-    ) -> [(key: String, keyNode: Node, value: Node)]? {
-        guard case .mapping(let mapping) = node else {
-            report(node, path, "expected \(expected), found \(node.found)")
-            return nil
-        }
-        var result: [(key: String, keyNode: Node, value: Node)] = []
-        for (keyNode, value) in mapping {
+    ) -> [Entry]? {
+        pairs(node, path, expected: expected)?.compactMap { keyNode, value in
             guard case .scalar(let scalar) = keyNode else {
                 report(keyNode, path, "found \(keyNode.found) as a key; expected a string")
-                continue
+                return nil
             }
             if let allowed, !allowed.contains(scalar.string) {
                 report(keyNode, join(path, scalar.string),
                        "unknown key '\(scalar.string)'; expected one of \(allowed.joined(separator: ", "))")
-                continue
+                return nil
             }
-            result.append((scalar.string, keyNode, value))
+            return (scalar.string, keyNode, value)
         }
-        return result
     }
 
     /// A mapping with exactly one of `allowed` as its key, e.g. `{contains: text}`.
     mutating func singleEntry(
         _ node: Node, _ path: String, allowed: [String], expected: String
-    ) -> (key: String, keyNode: Node, value: Node)? {
+    ) -> Entry? {
         let countBefore = issues.count
         guard let fields = entries(node, path, allowed: allowed, expected: expected) else { return nil }
         guard fields.count == 1 else {
             if issues.count == countBefore {
-                let found = fields.isEmpty ? "no key" : fields.map { "'\($0.key)'" }.joined(separator: " and ")
-                report(node, path, "found \(found); expected exactly one of \(allowed.joined(separator: ", "))")
+                reportNotExactlyOne(node, path, keys: fields.map(\.key), none: "no key", expected: allowed.joined(separator: ", "))
             }
             return nil
         }
@@ -251,7 +243,7 @@ struct StubFileParser {
         case .string, .int, .float, .bool:
             return node.scalar?.string
         case .null, .mapping, .list:
-            report(node, path, "expected \(expected), found \(node.found)")
+            reportMismatch(node, path, expected: expected)
             return nil
         }
     }
@@ -270,33 +262,6 @@ struct StubFileParser {
         }
         let found = values.compactMap { $0 }
         return found.count == values.count ? found : nil
-    }
-
-    /// An integer written as one (not a quoted string), at least `minimum` if given.
-    mutating func integer(_ node: Node, _ path: String, expected: String = "an integer", minimum: Int? = nil) -> Int? {
-        guard node.kind == .int, let value = node.int else {
-            report(node, path, "expected \(expected), found \(node.found)")
-            return nil
-        }
-        if let minimum, value < minimum {
-            report(node, path, "expected \(expected), found integer \(value)")
-            return nil
-        }
-        return value
-    }
-
-    /// A finite number, integer or not.
-    mutating func number(_ node: Node, _ path: String, expected: String = "a number") -> Double? {
-        switch node.kind {
-        case .int, .float:
-            if let value = node.float ?? node.scalar.flatMap({ Double($0.string) }), value.isFinite {
-                return value
-            }
-        default:
-            break
-        }
-        report(node, path, "expected \(expected), found \(node.found)")
-        return nil
     }
 
     /// Any node as JSON: mappings become objects, lists arrays, scalars by their type.

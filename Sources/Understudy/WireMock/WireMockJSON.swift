@@ -27,14 +27,18 @@ enum WireMockJSON {
 
     /// How messages name what was found: `an object`, `number 5`, `string 'abc'`.
     static func found(_ node: Node) -> String {
-        let text = node.scalar?.string ?? ""
-        switch kind(of: node) {
-        case .mapping: return "an object"
-        case .list: return "an array"
-        case .string: return "string '\(text)'"
-        case .int, .float: return "number \(text)"
-        case .bool: return text
-        case .null: return "null"
+        found(kind(of: node), node.scalar?.string ?? "")
+    }
+
+    /// How messages name a node of `kind` written `text`.
+    static func found(_ kind: NodeKind, _ text: String) -> String {
+        switch kind {
+        case .mapping: "an object"
+        case .list: "an array"
+        case .string: "string '\(text)'"
+        case .int, .float: "number \(text)"
+        case .bool: text
+        case .null: "null"
         }
     }
 

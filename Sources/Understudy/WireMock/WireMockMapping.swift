@@ -1,6 +1,8 @@
 import Foundation
 
 /// The WireMock mapping a stub was read from, as the WireMock admin API shows and saves it.
+///
+/// Only the WireMock parser makes one, with the memberwise initializer.
 package struct WireMockMapping: Sendable {
     /// The mapping's `id`: the one it gave, or one made up when it gave none.
     package var id: UUID
@@ -10,14 +12,6 @@ package struct WireMockMapping: Sendable {
     package var persistent: Bool
     /// Whether it came from the root's `mappings/` (else from the admin API).
     package var fromFile: Bool
-
-    /// Creates a record of a mapping.
-    package init(id: UUID, json: JSONValue, persistent: Bool, fromFile: Bool) {
-        self.id = id
-        self.json = json
-        self.persistent = persistent
-        self.fromFile = fromFile
-    }
 
     /// The id a stub that is not a WireMock mapping shows in the WireMock admin API: the same
     /// for the same name, so that `GET` and `DELETE /__admin/mappings/{id}` find it again.

@@ -48,7 +48,7 @@ extension WireMockParser {
                 }
             case "bodyPatterns":
                 guard case .sequence(let patterns) = field.value else {
-                    report(field.value, fieldPath, "expected an array of body patterns, found \(WireMockJSON.found(field.value))")
+                    reportMismatch(field.value, fieldPath, expected: "an array of body patterns")
                     continue
                 }
                 for (index, pattern) in patterns.enumerated() {
@@ -121,35 +121,9 @@ extension WireMockParser {
     /// `{"equalTo": "x"}` (optionally `"caseInsensitive": true`), `{"contains": "x"}`,
     /// `{"matches": "re"}` or `{"absent": true}`.
     private mutating func valueMatcher(_ node: Node, _ path: String, subject: Subject) -> RequestMatcher? {
-        let issuesBefore = issues.count
-        guard let fields = fields(node, path, supported: Self.valueTests, expected: "an object such as {\"equalTo\": \"value\"}") else {
-            return nil
-        }
-        var caseInsensitive = false
-        var caseNode: Node?
-        var tests: [(key: String, keyNode: Node, value: Node)] = []
-        for field in fields {
-            if field.key == "caseInsensitive" {
-                caseInsensitive = bool(field.value, join(path, field.key)) ?? false
-                caseNode = field.keyNode
-            } else {
-                tests.append(field)
-            }
-        }
-        let operators = "equalTo, contains, matches or absent"
-        guard tests.count == 1, let test = tests.first else {
-            if issues.count == issuesBefore {
-                let found = tests.isEmpty ? "no test" : tests.map { "'\($0.key)'" }.joined(separator: " and ")
-                report(node, path, "found \(found); expected exactly one of \(operators)")
-            }
-            return nil
-        }
-        let testPath = join(path, test.key)
-        if let caseNode, test.key != "equalTo" {
-            report(caseNode, join(path, "caseInsensitive"), "only applies to equalTo; WireMock ignores it beside '\(test.key)'")
-            return nil
-        }
-        guard issues.count == issuesBefore else { return nil }
+        guard let (test, testPath, caseInsensitive) = singleTest(
+            node, path, supported: Self.valueTests, example: "{\"equalTo\": \"value\"}", operators: "equalTo, contains, matches or absent"
+        ) else { return nil }
 
         if test.key == "absent" {
             guard let absent = bool(test.value, testPath) else { return nil }
@@ -200,18 +174,19 @@ extension WireMockParser {
         }
     }
 
-    // MARK: - Body
-
-    /// `{"equalTo": "text"}` (optionally `"caseInsensitive": true`), `{"contains": "text"}` or
-    /// `{"equalToJson": json}` (a JSON value, or a string holding one).
-    private mutating func bodyMatcher(_ node: Node, _ path: String) -> RequestMatcher? {
+    /// The one test of a matcher object such as `{"equalTo": "x", "caseInsensitive": true}`, its
+    /// path, and whether it ignores case (which only `equalTo` takes). `nil` (reported) when the
+    /// object holds no test or several, or any issue.
+    private mutating func singleTest(
+        _ node: Node, _ path: String, supported: [String], example: String, operators: String
+    ) -> (test: Entry, path: String, caseInsensitive: Bool)? {
         let issuesBefore = issues.count
-        guard let fields = fields(node, path, supported: Self.bodyTests, expected: "an object such as {\"equalTo\": \"text\"}") else {
+        guard let fields = fields(node, path, supported: supported, expected: "an object such as \(example)") else {
             return nil
         }
         var caseInsensitive = false
         var caseNode: Node?
-        var tests: [(key: String, keyNode: Node, value: Node)] = []
+        var tests: [Entry] = []
         for field in fields {
             if field.key == "caseInsensitive" {
                 caseInsensitive = bool(field.value, join(path, field.key)) ?? false
@@ -222,17 +197,26 @@ extension WireMockParser {
         }
         guard tests.count == 1, let test = tests.first else {
             if issues.count == issuesBefore {
-                let found = tests.isEmpty ? "no test" : tests.map { "'\($0.key)'" }.joined(separator: " and ")
-                report(node, path, "found \(found); expected exactly one of equalTo, contains or equalToJson")
+                reportNotExactlyOne(node, path, keys: tests.map(\.key), none: "no test", expected: operators)
             }
             return nil
         }
-        let testPath = join(path, test.key)
         if let caseNode, test.key != "equalTo" {
             report(caseNode, join(path, "caseInsensitive"), "only applies to equalTo; WireMock ignores it beside '\(test.key)'")
             return nil
         }
         guard issues.count == issuesBefore else { return nil }
+        return (test, join(path, test.key), caseInsensitive)
+    }
+
+    // MARK: - Body
+
+    /// `{"equalTo": "text"}` (optionally `"caseInsensitive": true`), `{"contains": "text"}` or
+    /// `{"equalToJson": json}` (a JSON value, or a string holding one).
+    private mutating func bodyMatcher(_ node: Node, _ path: String) -> RequestMatcher? {
+        guard let (test, testPath, caseInsensitive) = singleTest(
+            node, path, supported: Self.bodyTests, example: "{\"equalTo\": \"text\"}", operators: "equalTo, contains or equalToJson"
+        ) else { return nil }
         switch test.key {
         case "equalTo":
             guard let text = string(test.value, testPath) else { return nil }

@@ -110,7 +110,7 @@ extension WireMockParser {
     /// Whether `transformers` asks for templating; any other transformer is an issue.
     private mutating func parseTransformers(_ node: Node, _ path: String) -> Bool {
         guard case .sequence(let items) = node else {
-            report(node, path, "expected an array of transformer names, found \(WireMockJSON.found(node))")
+            reportMismatch(node, path, expected: "an array of transformer names")
             return false
         }
         var templating = false
@@ -272,7 +272,7 @@ extension WireMockParser {
     private mutating func parseDistribution(_ node: Node, _ path: String) -> Delay? {
         let issuesBefore = issues.count
         guard case .mapping(let object) = node else {
-            report(node, path, "expected an object with a 'type' (uniform or lognormal), found \(WireMockJSON.found(node))")
+            reportMismatch(node, path, expected: "an object with a 'type' (uniform or lognormal)")
             return nil
         }
         guard let typeNode = object["type"] else {
@@ -297,7 +297,7 @@ extension WireMockParser {
                 : integer(field.value, fieldPath, expected: "milliseconds, an integer >= 0", minimum: 0).map(Double.init)
             if let value {
                 if value < 0 {
-                    report(field.value, fieldPath, "expected a number >= 0, found \(WireMockJSON.found(field.value))")
+                    reportMismatch(field.value, fieldPath, expected: "a number >= 0")
                 } else {
                     values[field.key] = (value, field.value)
                 }

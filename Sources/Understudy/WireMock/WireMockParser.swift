@@ -6,7 +6,7 @@ internal import Yams
 ///
 /// Paths in issues are JSON paths like `mappings[2].request.cookies`; for a file of one
 /// mapping they start at the mapping (`request.cookies`).
-struct WireMockParser {
+struct WireMockParser: DocumentParser {
     /// The file as issues name it.
     let file: String
     /// The file's name without `.json`: the prefix of default stub names.
@@ -18,7 +18,7 @@ struct WireMockParser {
     let templatesEveryResponse: Bool
     /// Whether the mappings come from the root's `mappings/` (else from the admin API).
     let fromFiles: Bool
-    private(set) var issues: [StubFileError.Issue] = []
+    var issues: [StubFileError.Issue] = []
 
     init(file: String, defaultNamePrefix: String, bodyFiles: FileReferences?, templatesEveryResponse: Bool = false, fromFiles: Bool = true) {
         self.file = file
@@ -55,7 +55,7 @@ struct WireMockParser {
               let list = fields.first?.value
         else { return [] }
         guard case .sequence(let items) = list else {
-            report(list, "mappings", "expected an array of mappings, found \(WireMockJSON.found(list))")
+            reportMismatch(list, "mappings", expected: "an array of mappings")
             return []
         }
         return items.enumerated().map { index, item in
@@ -83,14 +83,7 @@ struct WireMockParser {
             let fieldPath = join(path, field.key)
             switch field.key {
             case "name":
-                if let text = string(field.value, fieldPath) {
-                    if text.isEmpty {
-                        report(field.value, fieldPath, "the name is empty; expected a non-empty string")
-                    } else {
-                        name = text
-                        nameLine = field.value.line
-                    }
-                }
+                if let given = stubName(field.value, fieldPath) { (name, nameLine) = given }
             case "id", "uuid":
                 guard let text = string(field.value, fieldPath, expected: "a UUID") else { continue }
                 guard UUID(uuidString: text) != nil else {
@@ -171,19 +164,15 @@ struct WireMockParser {
         response.withoutInferredContentType()
     }
 
-    // MARK: - Reporting
+    // MARK: - Reading nodes by JSON's rules
 
-    mutating func report(_ node: Node, _ path: String, _ message: String) {
-        report(line: node.line, path: path, message)
-    }
+    static func kind(of node: Node) -> NodeKind { WireMockJSON.kind(of: node) }
 
-    mutating func report(line: Int, path: String, _ message: String) {
-        issues.append(StubFileError.Issue(file: file, line: line, path: path.isEmpty ? nil : path, message: message))
-    }
+    static func found(_ kind: NodeKind, _ text: String) -> String { WireMockJSON.found(kind, text) }
 
-    func join(_ path: String, _ key: String) -> String {
-        path.isEmpty ? key : path + "." + key
-    }
+    static func integerValue(of node: Node) -> Int? { node.scalar.flatMap { Int($0.string) } }
+
+    static func numberValue(of node: Node) -> Double? { node.scalar.flatMap { Double($0.string) } }
 
     // MARK: - Typed values
 
@@ -191,55 +180,28 @@ struct WireMockParser {
     /// unsupported, naming what is, and left out. `nil` (reported) when `node` is not an object.
     mutating func fields(
         _ node: Node, _ path: String, supported: [String]?, expected: String = "an object"
-    ) -> [(key: String, keyNode: Node, value: Node)]? {
-        guard case .mapping(let mapping) = node else {
-            report(node, path, "expected \(expected), found \(WireMockJSON.found(node))")
-            return nil
-        }
-        var result: [(key: String, keyNode: Node, value: Node)] = []
-        for (keyNode, value) in mapping {
+    ) -> [Entry]? {
+        pairs(node, path, expected: expected)?.compactMap { keyNode, value in
             let key = keyNode.scalar?.string ?? ""
             if let supported, !supported.contains(key) {
                 report(keyNode, join(path, key), "unsupported field; supported: \(supported.joined(separator: ", "))")
-                continue
+                return nil
             }
-            result.append((key, keyNode, value))
+            return (key, keyNode, value)
         }
-        return result
     }
 
     mutating func string(_ node: Node, _ path: String, expected: String = "a string") -> String? {
         guard WireMockJSON.kind(of: node) == .string, let text = node.scalar?.string else {
-            report(node, path, "expected \(expected), found \(WireMockJSON.found(node))")
+            reportMismatch(node, path, expected: expected)
             return nil
         }
         return text
     }
 
-    /// A JSON integer, at least `minimum` if given.
-    mutating func integer(_ node: Node, _ path: String, expected: String = "an integer", minimum: Int? = nil) -> Int? {
-        guard WireMockJSON.kind(of: node) == .int, let text = node.scalar?.string, let value = Int(text) else {
-            report(node, path, "expected \(expected), found \(WireMockJSON.found(node))")
-            return nil
-        }
-        if let minimum, value < minimum {
-            report(node, path, "expected \(expected), found number \(value)")
-            return nil
-        }
-        return value
-    }
-
-    mutating func number(_ node: Node, _ path: String, expected: String = "a number") -> Double? {
-        guard [.int, .float].contains(WireMockJSON.kind(of: node)), let value = node.scalar.flatMap({ Double($0.string) }), value.isFinite else {
-            report(node, path, "expected \(expected), found \(WireMockJSON.found(node))")
-            return nil
-        }
-        return value
-    }
-
     mutating func bool(_ node: Node, _ path: String) -> Bool? {
         guard WireMockJSON.kind(of: node) == .bool, let text = node.scalar?.string else {
-            report(node, path, "expected true or false, found \(WireMockJSON.found(node))")
+            reportMismatch(node, path, expected: "true or false")
             return nil
         }
         return text == "true"

@@ -27,21 +27,20 @@ enum ImageCodecs {
     }
 
     /// Encodes one image for `target`.
-    static func encode(_ image: RGBAImage, as target: TranscodeTarget) throws -> Data {
-        guard CodecBackend.canEncode(target.kind) else { throw ImageError.cannotEncode(target.kind) }
+    static func encode(_ image: RGBAImage, as target: ImageFormat) throws -> Data {
+        let kind = try target.encodedKind()
+        guard CodecBackend.canEncode(kind) else { throw ImageError.cannotEncode(kind) }
         return try CodecBackend.encode(image, as: target)
     }
 
     /// Encodes an animation for `target`: WebP, AVIF and GIF animate; any other target is
     /// given the first frame.
-    static func encodeAnimation(_ frames: [RGBAImage], frameDuration: Duration, as target: TranscodeTarget) throws -> Data {
-        guard CodecBackend.canEncode(target.kind) else { throw ImageError.cannotEncode(target.kind) }
-        switch target {
-        case .webp, .webpLossless, .avif, .gif:
-            return try CodecBackend.encodeAnimation(frames, frameDuration: frameDuration, as: target)
-        case .png, .jpeg, .jpegProgressive, .heic:
-            return try CodecBackend.encode(frames[0], as: target)
-        }
+    static func encodeAnimation(_ frames: [RGBAImage], frameDuration: Duration, as target: ImageFormat) throws -> Data {
+        let kind = try target.encodedKind()
+        guard CodecBackend.canEncode(kind) else { throw ImageError.cannotEncode(kind) }
+        return target.animates
+            ? try CodecBackend.encodeAnimation(frames, frameDuration: frameDuration, as: target)
+            : try CodecBackend.encode(frames[0], as: target)
     }
 
     /// The format of `data`, checked: one this build decodes, declaring no image over
@@ -125,6 +124,6 @@ extension ImageFormat {
     /// `.negotiated(among:)` when it encodes at least one of the formats offered.
     public var canEncode: Bool {
         if case .negotiated(let kinds) = self { return kinds.contains(where: \.canEncode) }
-        return transcodeTarget?.kind.canEncode ?? true
+        return kind?.canEncode ?? true
     }
 }

@@ -147,7 +147,7 @@ enum CodecBackend {
 
     // MARK: Encoding
 
-    static func encode(_ image: RGBAImage, as target: TranscodeTarget) throws -> Data {
+    static func encode(_ image: RGBAImage, as target: ImageFormat) throws -> Data {
         #if UNDERSTUDY_HOMEBREW_CODECS
         switch target {
         case .webp(let quality): return try WebPCodec.encode(image, lossless: false, quality: quality)
@@ -161,7 +161,7 @@ enum CodecBackend {
 
     /// An animated GIF (or, with Homebrew's libraries, WebP or AVIF); ImageIO writes no other
     /// animation.
-    static func encodeAnimation(_ frames: [RGBAImage], frameDuration: Duration, as target: TranscodeTarget) throws -> Data {
+    static func encodeAnimation(_ frames: [RGBAImage], frameDuration: Duration, as target: ImageFormat) throws -> Data {
         #if UNDERSTUDY_HOMEBREW_CODECS
         switch target {
         case .webp(let quality):
@@ -174,43 +174,45 @@ enum CodecBackend {
         }
         #endif
         guard target == .gif else {
-            throw ImageError(.unsupportedFormat, "cannot encode an animated \(target.kind.name) on \(platform): ImageIO writes animations as GIF only; serve the animation as GIF, or a file made with `understudy transcode`")
+            let kind = try target.encodedKind()
+            throw ImageError(.unsupportedFormat, "cannot encode an animated \(kind.name) on \(platform): ImageIO writes animations as GIF only; serve the animation as GIF, or a file made with `understudy transcode`")
         }
         return try write(frames, as: target, frameDelay: Double(frameDuration.milliseconds) / 1000)
     }
 
     /// The frames written by ImageIO: one image, or a looping GIF with `frameDelay` seconds each.
-    private static func write(_ frames: [RGBAImage], as target: TranscodeTarget, frameDelay: Double?) throws -> Data {
+    private static func write(_ frames: [RGBAImage], as target: ImageFormat, frameDelay: Double?) throws -> Data {
+        let kind = try target.encodedKind()
         let output = NSMutableData()
         guard let destination = CGImageDestinationCreateWithData(
-            output as CFMutableData, typeIdentifier(target.kind) as CFString, frames.count, nil
+            output as CFMutableData, typeIdentifier(kind) as CFString, frames.count, nil
         ) else {
-            throw ImageError(.encodingFailed, "\(target.kind.name) encoding failed: ImageIO on \(platform) made no destination for \(typeIdentifier(target.kind))")
+            throw ImageError(.encodingFailed, "\(kind.name) encoding failed: ImageIO on \(platform) made no destination for \(typeIdentifier(kind))")
         }
         var properties: [CFString: Any] = [:]
         switch target {
         case .jpeg(let quality):
-            properties[kCGImageDestinationLossyCompressionQuality] = Double(TranscodeTarget.clampedJPEGQuality(quality)) / 100
+            properties[kCGImageDestinationLossyCompressionQuality] = Double(ImageFormat.clampedJPEGQuality(quality)) / 100
         case .jpegProgressive(let quality):
-            properties[kCGImageDestinationLossyCompressionQuality] = Double(TranscodeTarget.clampedJPEGQuality(quality)) / 100
+            properties[kCGImageDestinationLossyCompressionQuality] = Double(ImageFormat.clampedJPEGQuality(quality)) / 100
             properties[kCGImagePropertyJFIFDictionary] = [kCGImagePropertyJFIFIsProgressive: true]
         case .heic(let quality):
-            properties[kCGImageDestinationLossyCompressionQuality] = Double(TranscodeTarget.clampedQuality(quality)) / 100
+            properties[kCGImageDestinationLossyCompressionQuality] = Double(ImageFormat.clampedQuality(quality)) / 100
         case .webp(let quality), .avif(let quality, _):
-            properties[kCGImageDestinationLossyCompressionQuality] = Double(TranscodeTarget.clampedQuality(quality)) / 100
-        case .png, .webpLossless, .gif:
+            properties[kCGImageDestinationLossyCompressionQuality] = Double(ImageFormat.clampedQuality(quality)) / 100
+        case .png, .webpLossless, .gif, .original, .negotiated:
             break
         }
         if let frameDelay {
             CGImageDestinationSetProperties(destination, [kCGImagePropertyGIFDictionary: [kCGImagePropertyGIFLoopCount: 0]] as CFDictionary)
             properties[kCGImagePropertyGIFDictionary] = [kCGImagePropertyGIFDelayTime: frameDelay]
         }
-        let overWhite = target.kind == .jpeg
+        let overWhite = kind == .jpeg
         for frame in frames {
             CGImageDestinationAddImage(destination, try cgImage(frame, overWhite: overWhite), properties as CFDictionary)
         }
         guard CGImageDestinationFinalize(destination) else {
-            throw ImageError(.encodingFailed, "\(target.kind.name) encoding failed: ImageIO on \(platform) could not finish the \(frames[0].width)x\(frames[0].height) image")
+            throw ImageError(.encodingFailed, "\(kind.name) encoding failed: ImageIO on \(platform) could not finish the \(frames[0].width)x\(frames[0].height) image")
         }
         return output as Data
     }

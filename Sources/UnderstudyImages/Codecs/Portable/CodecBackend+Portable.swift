@@ -29,13 +29,13 @@ enum CodecBackend {
         ImageResampler.resize(image, to: plan)
     }
 
-    static func encode(_ image: RGBAImage, as target: TranscodeTarget) throws -> Data {
-        guard target == .png else { throw ImageError.cannotEncode(target.kind) }
+    static func encode(_ image: RGBAImage, as target: ImageFormat) throws -> Data {
+        guard target == .png else { throw ImageError.cannotEncode(try target.encodedKind()) }
         return try SwiftPNGCodec.encode(image)
     }
 
-    static func encodeAnimation(_ frames: [RGBAImage], frameDuration: Duration, as target: TranscodeTarget) throws -> Data {
-        throw ImageError.cannotEncode(target.kind)
+    static func encodeAnimation(_ frames: [RGBAImage], frameDuration: Duration, as target: ImageFormat) throws -> Data {
+        throw ImageError.cannotEncode(try target.encodedKind())
     }
 }
 #endif

@@ -92,7 +92,7 @@ enum AVIFCodec {
     }
 
     private static func encodeSequence(_ frames: [RGBAImage], frameDuration: Duration?, quality: Int, speed: Int) throws -> Data {
-        let encoder = try Encoder(quality: TranscodeTarget.clampedQuality(quality), speed: min(max(speed, 0), 10))
+        let encoder = try Encoder(quality: ImageFormat.clampedQuality(quality), speed: ImageFormat.clampedSpeed(speed))
         let duration = UInt64(max(1, frameDuration?.milliseconds ?? 1))
         // An alpha plane in every frame or in none: libavif requires the same planes throughout.
         let opaque = frames.allSatisfy(\.isOpaque)

@@ -40,7 +40,7 @@ enum CodecBackend {
         try RGBAImage.libwebpResized(image, to: plan)
     }
 
-    static func encode(_ image: RGBAImage, as target: TranscodeTarget) throws -> Data {
+    static func encode(_ image: RGBAImage, as target: ImageFormat) throws -> Data {
         switch target {
         case .png: try PNGCodec.encode(image)
         case .webp(let quality): try WebPCodec.encode(image, lossless: false, quality: quality)
@@ -50,11 +50,12 @@ enum CodecBackend {
         case .avif(let quality, let speed): try AVIFCodec.encode(image, quality: quality, speed: speed)
         case .heic(let quality): try HEIFCodec.encode(image, quality: quality)
         case .gif: try GIFCodec.encode(image)
+        case .original, .negotiated: throw ImageError.cannotEncode(try target.encodedKind())
         }
     }
 
     /// An animated WebP, AVIF sequence or GIF (``ImageCodecs`` sends no other target).
-    static func encodeAnimation(_ frames: [RGBAImage], frameDuration: Duration, as target: TranscodeTarget) throws -> Data {
+    static func encodeAnimation(_ frames: [RGBAImage], frameDuration: Duration, as target: ImageFormat) throws -> Data {
         switch target {
         case .webp(let quality): try WebPCodec.encodeAnimation(frames, frameDuration: frameDuration, lossless: false, quality: quality)
         case .avif(let quality, let speed): try AVIFCodec.encodeAnimation(frames, frameDuration: frameDuration, quality: quality, speed: speed)

@@ -120,7 +120,7 @@ enum HEIFCodec {
         let status = image.pixels.withUnsafeBufferPointer { pixels in
             usd_heif_encode(
                 pixels.baseAddress, Int32(image.width), Int32(image.height), opaque ? 1 : 0,
-                Int32(TranscodeTarget.clampedQuality(quality)), &output, &size, &stage
+                Int32(ImageFormat.clampedQuality(quality)), &output, &size, &stage
             )
         }
         guard status.code == 0, let output else {

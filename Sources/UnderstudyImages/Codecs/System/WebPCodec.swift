@@ -60,7 +60,7 @@ enum WebPCodec {
         let ok = image.pixels.withUnsafeBufferPointer { pixels in
             usd_webp_encode(
                 pixels.baseAddress, Int32(image.width), Int32(image.height), lossless ? 1 : 0,
-                Float(TranscodeTarget.clampedQuality(quality)), method, &output, &outputSize, &errorCode
+                Float(ImageFormat.clampedQuality(quality)), method, &output, &outputSize, &errorCode
             )
         }
         guard ok != 0, let output else {
@@ -108,7 +108,7 @@ enum WebPCodec {
             let ok = frame.pixels.withUnsafeBufferPointer { pixels in
                 usd_webp_anim_add(
                     encoder, pixels.baseAddress, Int32(frame.width), Int32(frame.height), timestamp,
-                    lossless ? 1 : 0, Float(TranscodeTarget.clampedQuality(quality)), method, &stage
+                    lossless ? 1 : 0, Float(ImageFormat.clampedQuality(quality)), method, &stage
                 )
             }
             try check(ok, stage)
