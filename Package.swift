@@ -160,6 +160,14 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            // The dashboard's page, script, style and icon, compiled into the module as bytes
+            // (`PackageResources`): the server stays one file, with no resource bundle to find.
+            resources: [
+                .embedInCode("Admin/Dashboard/dashboard.html"),
+                .embedInCode("Admin/Dashboard/dashboard.js"),
+                .embedInCode("Admin/Dashboard/dashboard.css"),
+                .embedInCode("Admin/Dashboard/favicon.svg"),
             ]
         ),
         .executableTarget(

@@ -45,6 +45,33 @@ final class DashboardAPITests: XCTestCase {
         XCTAssertEqual(String(decoding: query.body, as: UTF8.self), #"{"error":"unknown query parameter 'v'; /__admin/dashboard.js takes no query parameters","field":"v"}"# + "\n")
     }
 
+    /// Each asset is its file in Sources/UnderstudyServer/Admin/Dashboard/, byte for byte, and
+    /// the page names the others: a file left out of Package.swift's resources, emptied or
+    /// renamed fails here.
+    func testEachAssetIsItsFileInTheRepositoryAndThePageNamesTheOthers() async throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources/UnderstudyServer/Admin/Dashboard")
+        let files = ["/__admin/": "dashboard.html", "/__admin/dashboard.js": "dashboard.js",
+                     "/__admin/dashboard.css": "dashboard.css", "/__admin/favicon.svg": "favicon.svg"]
+        XCTAssertEqual(Set(try FileManager.default.contentsOfDirectory(atPath: folder.path)), Set(files.values), "every file in the folder is served")
+        let admin = AdminAPI(registry: StubRegistry(), token: nil)
+        for (path, file) in files.sorted(by: { $0.key < $1.key }) {
+            let expected = try Data(contentsOf: folder.appendingPathComponent(file))
+            XCTAssertFalse(expected.isEmpty, file)
+            let served = await send(admin, "GET", path)
+            XCTAssertEqual(served.status, 200, path)
+            XCTAssertEqual(served.body, expected, "\(path) is \(file) as it is in the repository")
+        }
+        let page = String(decoding: await send(admin, "GET", "/__admin/").body, as: UTF8.self)
+        for reference in [
+            #"<script src="/__admin/dashboard.js" defer></script>"#,
+            #"<link rel="stylesheet" href="/__admin/dashboard.css">"#,
+            #"<link rel="icon" href="/__admin/favicon.svg" type="image/svg+xml">"#,
+        ] {
+            XCTAssertTrue(page.contains(reference), "the page has \(reference)")
+        }
+    }
+
     /// The page, pasted with a query (`?token=...`), is the page (which says the query is not
     /// read); the JSON API and the dashboard's data endpoints still refuse unknown parameters.
     func testThePageIgnoresAQueryAndTheAPIStillRefusesUnknownParameters() async throws {

@@ -41,7 +41,7 @@ final class ArchitectureDocTests: XCTestCase {
                     func close(_ id: Int?, request: Request, startTime: Date) {}
                 }
                 """,
-        ])
+        ], folders: ["Core/Responder", "Core/Dashboard"])
     }
 
     func testNamesThatExistPass() {
@@ -49,7 +49,8 @@ final class ArchitectureDocTests: XCTestCase {
             # Title
             `Core` answers through `Responder.decide(_:repeatable:)`, then `Responder.answer(_:)`,
             `Responder.close(_:request:startTime:)` (an extension elsewhere), `Journal.change(after:)`,
-            `Responder.Kind`, `Responder.cache`, in `Responder/Responder.swift`, `Core/Responder/` and `Responder/`.
+            `Responder.Kind`, `Responder.cache`, in `Responder/Responder.swift`, `Core/Responder/` and `Responder/`;
+            `Core/Dashboard/` and `Dashboard/` hold no Swift (a page and its script, say).
             ```
             client ─▶ Responder.decide(_:repeatable:) ─▶ Journal
             ```
@@ -88,15 +89,19 @@ struct SourceDeclarations {
     let libraryModules: Set<String>
     /// File paths relative to `Sources/`, and their text.
     let files: [String: String]
+    /// Every folder below `Sources/` (`UnderstudyServer/Admin`), those holding only resources
+    /// such as the dashboard's HTML, CSS and JavaScript included.
+    let folders: Set<String>
     /// Type names (the last component) declared by class, struct, enum, protocol, actor or typealias.
     let types: Set<String>
     /// For each type name, the files that declare or extend it.
     let filesByType: [String: [String]]
 
-    init(modules: Set<String>, libraryModules: Set<String>, files: [String: String]) {
+    init(modules: Set<String>, libraryModules: Set<String>, files: [String: String], folders: Set<String> = []) {
         self.modules = modules
         self.libraryModules = libraryModules
         self.files = files
+        self.folders = folders
         var types = Set<String>()
         var filesByType: [String: [String]] = [:]
         let declaration = try! NSRegularExpression(
@@ -126,10 +131,13 @@ struct SourceDeclarations {
         }
         var files: [String: String] = [:]
         var libraryModules = Set<String>()
+        var subfolders = Set<String>()
         for folder in folders {
             guard let walker = manager.enumerator(atPath: sources.appendingPathComponent(folder).path) else { continue }
-            for case let relative as String in walker where relative.hasSuffix(".swift") {
+            for case let relative as String in walker {
                 let path = folder + "/" + relative
+                if walker.fileAttributes?[.type] as? FileAttributeType == .typeDirectory { subfolders.insert(path) }
+                guard relative.hasSuffix(".swift") else { continue }
                 files[path] = try String(contentsOf: sources.appendingPathComponent(path), encoding: .utf8)
                 libraryModules.insert(folder)
             }
@@ -137,7 +145,7 @@ struct SourceDeclarations {
         for case let relative as String in manager.enumerator(atPath: tests.path) ?? NSEnumerator() where relative.hasSuffix(".swift") {
             files["Tests/" + relative] = try String(contentsOf: tests.appendingPathComponent(relative), encoding: .utf8)
         }
-        self.init(modules: Set(folders), libraryModules: libraryModules, files: files)
+        self.init(modules: Set(folders), libraryModules: libraryModules, files: files, folders: subfolders)
     }
 
     /// The argument-label lists of the members called `name` in the files declaring or extending
@@ -261,6 +269,7 @@ enum ArchitectureDocCheck {
         if name.hasSuffix("/"), name.range(of: #"^[A-Za-z0-9_]+(/[A-Za-z0-9_]+)*/$"#, options: .regularExpression) != nil {
             let folder = name.hasPrefix("Sources/") ? String(name.dropFirst("Sources/".count)) : name
             let found = code.modules.contains(String(folder.dropLast()))
+                || code.folders.contains { $0 + "/" == folder || ($0 + "/").hasSuffix("/" + folder) }
                 || code.files.keys.contains { $0.hasPrefix(folder) || $0.contains("/" + folder) }
             return found ? nil : "no folder Sources/\(folder)"
         }

@@ -95,9 +95,8 @@ extension AdminAPI {
         }
     }
 
-    private static func asset(_ text: String, type: String) -> AdminResponse {
-        let body = Data(text.utf8)
-        return AdminResponse(status: 200, headers: [
+    private static func asset(_ body: Data, type: String) -> AdminResponse {
+        AdminResponse(status: 200, headers: [
             "Content-Type": type, "Content-Length": String(body.count), "Cache-Control": "no-store",
             "Content-Security-Policy": dashboardPolicy, "X-Content-Type-Options": "nosniff",
             "Referrer-Policy": "no-referrer", "X-Frame-Options": "DENY",

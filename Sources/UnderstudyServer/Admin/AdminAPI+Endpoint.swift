@@ -97,8 +97,9 @@ extension AdminAPI {
             }
         }
 
-        /// Whether only WireMock's admin API has this endpoint (its errors are then written as
-        /// WireMock writes them; the endpoints Understudy had keep Understudy's).
+        /// Whether only WireMock's admin API has this endpoint: its errors are then written as
+        /// WireMock writes them, for WireMock's Java client; the endpoints Understudy has too
+        /// write Understudy's `{"error", "field"}`, which its own clients read.
         var isWireMocks: Bool {
             switch self {
             case .health, .stubs, .stub, .requests, .requestCount, .nearMisses, .har, .reset, .certificateAuthority, .gates, .gate,

@@ -157,7 +157,7 @@ package enum AdminJSON {
         package var requests: [ServeEvent]
         /// The count of entries that passed the filters.
         package var meta: Meta
-        /// Always `false`: Understudy always keeps a journal.
+        /// Whether the server keeps no requests (`--no-request-journal`, a journal of limit 0).
         package var requestJournalDisabled: Bool
 
         /// Entries that passed the filters, before `offset` and `limit` (`meta.total`).
