@@ -157,6 +157,6 @@ final class FileChangeMonitor: Sendable {
     var watchEpoch: UInt64 { 0 }
 
     /// Never called: there is no monitor.
-    func generation() -> UInt64 { 0 }
+    func generation(in turn: FileCheckTurn? = nil) -> UInt64 { 0 }
 }
 #endif
