@@ -52,8 +52,8 @@ final class ServerShared: Sendable {
     struct LoopResources {
         /// Its framed responses.
         let wireResponses: WireResponseCache
-        /// Where its paced bodies' slices wait.
-        let pacing: PacingClock
+        /// Its wake-ups: deliveries' waits and connections' timeouts.
+        let clock: LoopClock
         /// Its HTTP/2 HEADERS blocks.
         let headerBlocks: HTTP2HeaderBlockCache
         /// Its turn's look at changed files, shared by the requests it reads in one turn.
@@ -68,7 +68,7 @@ final class ServerShared: Sendable {
         loopResources.withLock { all in
             if let resources = all[ObjectIdentifier(eventLoop)] { return resources }
             let resources = LoopResources(
-                wireResponses: WireResponseCache(shared: sharedWireResponses), pacing: PacingClock(eventLoop: eventLoop),
+                wireResponses: WireResponseCache(shared: sharedWireResponses), clock: LoopClock(eventLoop: eventLoop),
                 headerBlocks: HTTP2HeaderBlockCache(), fileChecks: FileCheckTurn(), flushes: TurnFlushes()
             )
             all[ObjectIdentifier(eventLoop)] = resources

@@ -30,7 +30,7 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         connection.attach(context, flushes: flushes)
-        adminWriter = HTTP1ResponseWriter(context: context, sendsFiles: false)
+        adminWriter = HTTP1ResponseWriter(context: context, sendsFiles: false, clock: connection.exchange.clock)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {

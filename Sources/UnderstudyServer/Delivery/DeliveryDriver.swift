@@ -3,7 +3,7 @@ internal import NIOCore
 import Understudy
 
 /// Carries out one answer's ``DeliveryPlan`` against a ``ResponseWriter`` on its event loop,
-/// with its waits on the loop's ``PacingClock`` (never a blocking sleep), and closes the
+/// with its waits on the loop's ``LoopClock`` (never a blocking sleep), and closes the
 /// answer's journal entry with what was delivered when the plan ends, a fault ends it, or
 /// ``cancel()`` says the client left.
 final class DeliveryDriver {
@@ -13,14 +13,14 @@ final class DeliveryDriver {
     private let responder: StubResponder
     private let writer: any ResponseWriter
     /// Where every wait of the plan waits: before the head, and between body slices.
-    private let pacing: PacingClock
+    private let clock: LoopClock
     private var plan: DeliveryPlan
     /// The journal entry, opened when the request arrived or when the plan first waits; `nil`
     /// for an answer sent at once, which is recorded whole when it ends.
     private var journalID: Int?
     private var bodyBytesSent = 0
     private var headTime: NIODeadline?
-    /// Counts the waits on ``pacing``: a wake-up for an earlier one (cancelled) is ignored.
+    /// Counts the waits on ``clock``: a wake-up for an earlier one (cancelled) is ignored.
     private var pacingTicket = 0
     /// The gate the body is held at, while it is.
     private var held: (gate: Gate, ticket: Gate.Ticket)?
@@ -38,10 +38,10 @@ final class DeliveryDriver {
     ///   - journalID: the entry opened when the request arrived, if it was.
     ///   - responder: records the outcome.
     ///   - writer: carries out the actions.
-    ///   - pacing: the clock of `writer`'s event loop, where body slices wait.
+    ///   - clock: the clock of `writer`'s event loop, where the plan waits.
     init(
         answer: StubAnswer, request: StubRequest, method: String, arrival: ServerRequest.Arrival, journalID: Int?,
-        responder: StubResponder, writer: any ResponseWriter, pacing: PacingClock
+        responder: StubResponder, writer: any ResponseWriter, clock: LoopClock
     ) {
         self.answer = answer
         self.request = request
@@ -49,7 +49,7 @@ final class DeliveryDriver {
         self.journalID = journalID
         self.responder = responder
         self.writer = writer
-        self.pacing = pacing
+        self.clock = clock
         self.plan = answer.response.deliveryPlan(method: method)
     }
 
@@ -68,7 +68,7 @@ final class DeliveryDriver {
                 // delay, a profile's latency) ends when it says.
                 pacingTicket += 1
                 let due = headTime == nil ? deadline : Self.coalesced(deadline, span: duration)
-                pacing.wake(self, ticket: pacingTicket, at: due, deadline: deadline)
+                clock.wake(self, ticket: pacingTicket, at: due, deadline: deadline)
                 return
             case .fail(let fault):
                 // Journaled first (the fault may close the connection, which would cancel it), and
@@ -139,7 +139,7 @@ final class DeliveryDriver {
         return .uptimeNanoseconds(UInt64((nanoseconds + grid - 1) / grid * grid))
     }
 
-    /// The pacing clock's wake-up for the wait `ticket`, whose exact due time was `deadline`.
+    /// The clock's wake-up for the wait `ticket`, whose exact due time was `deadline`.
     func paced(ticket: Int, deadline: NIODeadline) {
         guard ticket == pacingTicket, !closed else { return }
         lastDeadline = deadline

@@ -30,7 +30,8 @@ final class StubExchange {
     let httpVersion: String
     private let origin: ConnectionOrigin
     private let wireResponses: WireResponseCache
-    private let pacing: PacingClock
+    /// The loop's clock, for the connection's timeouts as well as the deliveries' waits.
+    let clock: LoopClock
     private let fileChecks: FileCheckTurn
     private let allocator: ByteBufferAllocator
 
@@ -42,7 +43,7 @@ final class StubExchange {
         self.allocator = allocator
         self.httpVersion = httpVersion
         self.wireResponses = resources.wireResponses
-        self.pacing = resources.pacing
+        self.clock = resources.clock
         self.fileChecks = resources.fileChecks
     }
 
@@ -155,7 +156,7 @@ final class StubExchange {
         }
         let driver = DeliveryDriver(
             answer: answer, request: request, method: method, arrival: arrival, journalID: journalID, responder: responder,
-            writer: target.writer(for: wire, of: answer, refused: refused), pacing: pacing
+            writer: target.writer(for: wire, of: answer, refused: refused), clock: clock
         )
         target.delivering(driver)
         driver.run()

@@ -27,7 +27,7 @@ final class HTTP1Connection: ExchangeTarget {
     func attach(_ context: ChannelHandlerContext, flushes: TurnFlushes) {
         // Files go with sendfile(2) only where nothing between here and the socket transforms
         // the bytes: an `https` connection's go through TLS.
-        writer = HTTP1ResponseWriter(context: context, sendsFiles: exchange.scheme == "http", flushes: flushes)
+        writer = HTTP1ResponseWriter(context: context, sendsFiles: exchange.scheme == "http", clock: exchange.clock, flushes: flushes)
     }
 
     /// The answering handler is gone: nothing more is written.

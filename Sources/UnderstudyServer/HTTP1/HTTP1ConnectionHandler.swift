@@ -51,7 +51,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
     private var context: ChannelHandlerContext?
     /// Since when a request head (or the rest of a body) is awaited; `nil` while a request is answered.
     private var awaitingSince: NIODeadline?
-    private var timer: Scheduled<Void>?
+    private var timer: LoopAlarm?
     private var timerDeadline = NIODeadline.distantFuture
     /// Whether the request being answered asked to upgrade the connection (`Upgrade: h2c`, as
     /// java.net.http's client asks on every `http://` connection): NIOHTTP1's parser stops at
@@ -273,10 +273,9 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
     private func scheduleTimer(at deadline: NIODeadline, context: ChannelHandlerContext) {
         timer?.cancel()
         timerDeadline = deadline
-        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-        timer = context.eventLoop.scheduleTask(deadline: deadline) {
-            guard let context = handler.value.context else { return }
-            handler.value.timerFired(context: context)
+        timer = connection.exchange.clock.alarm(at: deadline) { [self] in
+            guard let context = self.context else { return }
+            timerFired(context: context)
         }
     }
 

@@ -29,14 +29,18 @@ final class HTTP1ResponseWriter: ResponseWriter {
     /// Where the last flush of a response on a kept connection waits for the end of the
     /// loop's turn (``TurnFlushes``).
     private let flushes: TurnFlushes?
+    /// Where a lingering close waits.
+    private let clock: LoopClock
 
     /// - Parameters:
     ///   - context: the handler's context, where responses are written.
     ///   - sendsFiles: whether the bytes go straight to a socket (not through TLS).
+    ///   - clock: the loop's clock, where a lingering close waits.
     ///   - flushes: where a keep-alive response's last flush waits for the end of the loop's
     ///     turn, or `nil` to flush at once.
-    init(context: ChannelHandlerContext, sendsFiles: Bool, flushes: TurnFlushes? = nil) {
+    init(context: ChannelHandlerContext, sendsFiles: Bool, clock: LoopClock, flushes: TurnFlushes? = nil) {
         self.context = context
+        self.clock = clock
         self.flushes = flushes
         self.output = (try? context.pipeline.syncOperations.context(handlerType: RepeatedRequestShortcut.self)) ?? context
         self.sendsFiles = sendsFiles
@@ -118,7 +122,7 @@ final class HTTP1ResponseWriter: ResponseWriter {
             // Close our side first and drop what comes for up to two seconds, so that closing
             // does not send an RST that could destroy the answer before the client reads it.
             flushThen { channel.close(mode: .output, promise: nil) }
-            context.eventLoop.scheduleTask(in: .seconds(2)) { channel.close(promise: nil) }
+            clock.alarm(in: .seconds(2)) { channel.close(promise: nil) }
         } else if close || closing || !keepAlive {
             flushThen { channel.close(promise: nil) }
         } else {

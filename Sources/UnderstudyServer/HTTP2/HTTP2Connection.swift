@@ -37,7 +37,7 @@ final class HTTP2Connection: ChannelInboundHandler {
     private var lastStreamID = HTTP2StreamID(0)
     private var goingAway = false
     /// Closes the connection once it has had no stream for the head timeout (see ``awaitStreams()``).
-    private var idleTimer: Scheduled<Void>?
+    private var idleTimer: LoopAlarm?
     /// Since when no stream has been open; `nil` while one is.
     private var idleSince: NIODeadline?
     /// The loop's HEADERS blocks by rendering.
@@ -221,17 +221,15 @@ final class HTTP2Connection: ChannelInboundHandler {
     }
 
     private func scheduleIdleTimer(at deadline: NIODeadline) {
-        let connection = NIOLoopBound(self, eventLoop: eventLoop)
-        idleTimer = eventLoop.scheduleTask(deadline: deadline) {
-            let connection = connection.value
-            connection.idleTimer = nil
+        idleTimer = exchange.clock.alarm(at: deadline) { [self] in
+            idleTimer = nil
             // A stream is open: when the last one ends, the count starts again.
-            guard connection.streams.isEmpty, let since = connection.idleSince else { return }
-            guard connection.eventLoop.now - since >= connection.idleTimeout else {
-                return connection.scheduleIdleTimer(at: since + connection.idleTimeout)
+            guard streams.isEmpty, let idleSince else { return }
+            guard eventLoop.now - idleSince >= idleTimeout else {
+                return scheduleIdleTimer(at: idleSince + idleTimeout)
             }
-            connection.goingAway = true
-            connection.closeIfDone()
+            goingAway = true
+            closeIfDone()
         }
     }
 
@@ -265,9 +263,10 @@ final class HTTP2Connection: ChannelInboundHandler {
         let channel = framing.channel
         let buffer = channel.allocator.buffer(bytes: bytes)
         try? channel.pipeline.syncOperations.addHandler(InputDropper(), position: .before(framing.handler))
-        framing.writeAndFlush(NIOAny(IOData.byteBuffer(buffer))).whenComplete { _ in
+        let clock = exchange.clock
+        framing.writeAndFlush(NIOAny(IOData.byteBuffer(buffer))).assumeIsolated().whenComplete { _ in
             channel.close(mode: .output, promise: nil)
-            channel.eventLoop.scheduleTask(in: .seconds(2)) { channel.close(promise: nil) }
+            clock.alarm(in: .seconds(2)) { channel.close(promise: nil) }
         }
     }
 

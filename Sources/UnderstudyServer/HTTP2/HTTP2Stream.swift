@@ -32,7 +32,7 @@ final class HTTP2Stream: ExchangeTarget {
     /// An admin request's answer under way (the same code as HTTP/1.1's, streams included).
     private var admin: AdminExchange?
     /// Ends a request whose body does not arrive within the body timeout (408), as on HTTP/1.1.
-    private var bodyTimer: Scheduled<Void>?
+    private var bodyTimer: LoopAlarm?
     /// The request's HEADERS block: the key a repeat of it is known by.
     private var block = HPACKHeaders()
     /// The stream's inbound flow-control window, given back while its body arrives.
@@ -147,10 +147,9 @@ final class HTTP2Stream: ExchangeTarget {
         // the connection's other streams go on. A request whose HEADERS end it has no rest.
         guard bodyFollows else { return }
         let timeout = TimeAmount.nanoseconds(connection.shared.configuration.bodyTimeout.nanoseconds)
-        let handler = NIOLoopBound(self, eventLoop: connection.eventLoop)
-        bodyTimer = connection.eventLoop.scheduleTask(in: timeout) {
-            guard handler.value.isOpen else { return }
-            handler.value.refuse(.bodyTimedOut(timeout))
+        bodyTimer = connection.exchange.clock.alarm(in: timeout) { [self] in
+            guard isOpen else { return }
+            refuse(.bodyTimedOut(timeout))
         }
     }
 

@@ -31,13 +31,16 @@ final class HTTPVersionSniffer: ChannelInboundHandler, RemovableChannelHandler {
     private let timeout: TimeAmount
     private let configure: (Version, any Channel) throws -> Void
     private var buffered: ByteBuffer?
-    private var timer: Scheduled<Void>?
+    private var timer: LoopAlarm?
+    private let clock: LoopClock
 
     /// - Parameters:
     ///   - timeout: how long the first bytes may take.
+    ///   - clock: the connection's loop's clock, where the timeout waits.
     ///   - configure: adds the handlers for the version found, behind this one.
-    init(timeout: TimeAmount, configure: @escaping (Version, any Channel) throws -> Void) {
+    init(timeout: TimeAmount, clock: LoopClock, configure: @escaping (Version, any Channel) throws -> Void) {
         self.timeout = timeout
+        self.clock = clock
         self.configure = configure
     }
 
@@ -80,6 +83,6 @@ final class HTTPVersionSniffer: ChannelInboundHandler, RemovableChannelHandler {
     private func startTimer(_ context: ChannelHandlerContext) {
         guard timer == nil else { return }
         let channel = context.channel
-        timer = context.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) }
+        timer = clock.alarm(in: timeout) { channel.close(promise: nil) }
     }
 }

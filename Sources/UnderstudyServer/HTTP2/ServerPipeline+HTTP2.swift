@@ -11,7 +11,8 @@ extension ServerPipeline {
             return try configureHTTP1(channel, shared: shared)
         }
         shared.track(channel)
-        let sniffer = HTTPVersionSniffer(timeout: .nanoseconds(shared.configuration.requestHeadTimeout.nanoseconds)) { version, channel in
+        let timeout = TimeAmount.nanoseconds(shared.configuration.requestHeadTimeout.nanoseconds)
+        let sniffer = HTTPVersionSniffer(timeout: timeout, clock: shared.resources(for: channel.eventLoop).clock) { version, channel in
             switch version {
             case .http1: try configureHTTP1(channel, shared: shared)
             case .http2: try configureHTTP2(channel, shared: shared, scheme: "http", authority: nil)

@@ -5,10 +5,11 @@ import Understudy
 @testable import UnderstudyServer
 import XCTest
 
-/// One event loop's wake-ups of paced body slices, on an `EmbeddedEventLoop` whose clock the
-/// test moves: each waiter woken at its instant and not before, the waiters of one instant
-/// together in the order they came, earlier instants first however they arrived.
-final class PacingClockTests: XCTestCase {
+/// One event loop's wake-ups, on an `EmbeddedEventLoop` whose clock the test moves: paced body
+/// slices (each waiter woken at its instant and not before, the waiters of one instant together
+/// in the order they came, earlier instants first however they arrived) and connections'
+/// timeouts (each alarm rung once at its time, a cancelled one never, and let go at once).
+final class LoopClockTests: XCTestCase {
     /// What the drivers did, each line `name what@milliseconds` of the loop's clock.
     private final class Log {
         var lines: [String] = []
@@ -40,7 +41,7 @@ final class PacingClockTests: XCTestCase {
 
     private let loop = EmbeddedEventLoop()
     private let log = Log()
-    private lazy var clock = PacingClock(eventLoop: loop)
+    private lazy var clock = LoopClock(eventLoop: loop)
     private let responder = StubResponder(registry: StubRegistry(), transport: .server, upstream: nil)
 
     /// A driver named `name` for `response`, on the clock under test.
@@ -49,7 +50,7 @@ final class PacingClockTests: XCTestCase {
         let arrival = ServerRequest.Arrival(start: Date(), headTime: loop.now, endTime: loop.now)
         return DeliveryDriver(
             answer: StubAnswer(response: response, kind: .stub), request: request, method: "GET", arrival: arrival, journalID: nil,
-            responder: responder, writer: RecordingWriter(name, on: loop, log: log), pacing: clock
+            responder: responder, writer: RecordingWriter(name, on: loop, log: log), clock: clock
         )
     }
 
@@ -155,5 +156,71 @@ final class PacingClockTests: XCTestCase {
         loop.advanceTime(by: .milliseconds(500))
         XCTAssertEqual(log.lines.filter { $0.hasPrefix("leaving") }, ["leaving head@0"], "the client went away")
         XCTAssertEqual(log.lines.filter { $0.hasPrefix("staying") }, ["staying head@0", "staying body 1000@100", "staying body 1000@200", "staying end@200"])
+    }
+
+    // MARK: - Alarms
+
+    /// Sets an alarm at `milliseconds` that writes `name@now` into the log when it rings.
+    @discardableResult
+    private func alarm(_ name: String, at milliseconds: Int64) -> LoopAlarm {
+        clock.alarm(at: at(milliseconds)) { [log, loop] in
+            log.lines.append("\(name)@\(loop.now.uptimeNanoseconds / 1_000_000)")
+        }
+    }
+
+    func testAlarmsRingOnceAtTheirTimeEarliestFirstWhateverTheOrderTheyWereSetIn() {
+        alarm("late", at: 30_000)
+        alarm("early", at: 2_000)
+        alarm("middle", at: 10_000)
+        loop.advanceTime(by: .milliseconds(1_999))
+        XCTAssertEqual(log.lines, [], "none is due")
+        loop.advanceTime(by: .milliseconds(1))
+        XCTAssertEqual(log.lines, ["early@2000"])
+        loop.advanceTime(by: .seconds(60))
+        XCTAssertEqual(log.lines, ["early@2000", "middle@10000", "late@30000"], "each once, in time order")
+        XCTAssertEqual(clock.heldAlarms, 0)
+    }
+
+    func testACancelledAlarmNeverRingsAndLetsGoOfWhatItsActionHeldAtOnce() {
+        final class Connection {}
+        weak var held: Connection?
+        var ringing: LoopAlarm?
+        do {
+            let connection = Connection()
+            held = connection
+            ringing = clock.alarm(at: at(1_000)) { [log] in log.lines.append("rang \(ObjectIdentifier(connection))") }
+        }
+        alarm("other", at: 1_000)
+        XCTAssertNotNil(held, "the alarm's action holds the connection")
+        XCTAssertEqual(ringing?.isPending, true)
+        ringing?.cancel()
+        XCTAssertNil(held, "let go when cancelled, not when its time comes")
+        XCTAssertEqual(ringing?.isPending, false)
+        loop.advanceTime(by: .seconds(2))
+        XCTAssertEqual(log.lines, ["other@1000"], "the cancelled alarm did not ring")
+    }
+
+    func testAnAlarmSetByARingingOneRingsAtItsOwnTimeAndAlarmsShareTheLoopWithDeliveries() {
+        // As a connection's head timeout that finds the connection busy sets itself again.
+        _ = clock.alarm(at: at(100)) { [self] in
+            log.lines.append("first@\(loop.now.uptimeNanoseconds / 1_000_000)")
+            alarm("again", at: 250)
+        }
+        wake(driver("slice"), at: 150)
+        loop.advanceTime(by: .milliseconds(1_000))
+        XCTAssertEqual(log.lines.filter { !$0.contains(" body") && !$0.contains(" end") }, ["first@100", "slice head@150", "again@250"])
+    }
+
+    func testManyCancelledAlarmsAreDroppedBeforeTheirTime() {
+        // A server taking many short connections: each sets a 30 s timeout and cancels it.
+        let live = (0..<10).map { alarm("live\($0)", at: 30_000 + Int64($0)) }
+        for _ in 0..<1_000 {
+            clock.alarm(at: at(30_000)) {}.cancel()
+        }
+        XCTAssertLessThan(clock.heldAlarms, 200, "cancelled alarms are dropped once they are most of those held")
+        XCTAssertTrue(live.allSatisfy(\.isPending))
+        loop.advanceTime(by: .seconds(31))
+        XCTAssertEqual(log.lines.count, 10, "every live alarm rang, none of the cancelled ones")
+        XCTAssertEqual(clock.heldAlarms, 0)
     }
 }
