@@ -84,13 +84,13 @@ chmod -R a+rX "$work"
 start_understudy serve --root-dir "$work/root"
 wiremock_port="$(free_port)"
 java -jar "$jar" --bind-address 127.0.0.1 --port "$wiremock_port" --root-dir "$work/root" \
-    --local-response-templating --disable-banner >"$work/wiremock.log" 2>&1 &
+    --local-response-templating --max-request-journal-entries 1000 --disable-banner >"$work/wiremock.log" 2>&1 &
 wiremock_pid=$!
 pids+=("$wiremock_pid")
 declare -A port=([understudy]="$understudy_port" [wiremock]="$wiremock_port")
 
 for _ in $(seq 600); do
-    curl -sf -o /dev/null "http://127.0.0.1:$wiremock_port/images/0000.png" && break
+    curl -sf --max-time 5 -o /dev/null "http://127.0.0.1:$wiremock_port/images/0000.png" && break
     kill -0 "$wiremock_pid" 2>/dev/null || { cat "$work/wiremock.log" >&2; die "WireMock exited before it was ready"; }
     sleep 0.1
 done
@@ -103,7 +103,7 @@ done
 run_wrk() {
     local server="$1" conns="$2" secs="$3" out rps errs
     if [ "$server" = wiremock ]; then
-        curl -sf -X DELETE -o /dev/null "http://127.0.0.1:$wiremock_port/__admin/requests" || die "cannot clear WireMock's journal"
+        curl -sf --max-time 30 -X DELETE -o /dev/null "http://127.0.0.1:$wiremock_port/__admin/requests" || die "cannot clear WireMock's journal"
     fi
     out="$(wrk -t2 -c"$conns" -d"${secs}s" -s "$work/images.lua" "http://127.0.0.1:${port[$server]}/")"
     rps="$(awk '/^Requests\/sec:/ { print $2 }' <<<"$out")"
