@@ -155,11 +155,12 @@ final class ScenarioAndTemplateTests: XCTestCase {
 
     // MARK: - Helpers
 
-    private var sandboxes: [WireMockSandbox] = []
-
+    /// A registry loaded from `mapping`, whose directory is removed at the test's teardown. (XCTest
+    /// keeps a test case's instance, and its teardown blocks, to the end of the run: a sandbox
+    /// held there would never be deinitialized, and its directory would stay behind.)
     private func loaded(_ mapping: String, everyResponse: Bool = false) throws -> StubRegistry {
         let sandbox = try WireMockSandbox()
-        sandboxes.append(sandbox)
+        addTeardownBlock { try? FileManager.default.removeItem(at: sandbox.base) }
         try sandbox.write("mappings/a.json", mapping)
         let stubs = StubRegistry()
         try stubs.load(wireMock: sandbox.directory, templatesEveryResponse: everyResponse)
