@@ -59,10 +59,7 @@ final class LoopClock {
     /// `deadline` the instant was rounded from.
     func wake(_ driver: DeliveryDriver, ticket: Int, at due: NIODeadline, deadline: NIODeadline) {
         let waiter = Waiter(driver: driver, ticket: ticket, deadline: deadline)
-        var index = instants.endIndex
-        while index > instants.startIndex, instants[index - 1].due > due {
-            index -= 1
-        }
+        let index = Self.insertionIndex(for: due, in: instants) { $0.due }
         if index > instants.startIndex, instants[index - 1].due == due {
             instants[index - 1].waiters.append(waiter)
             return
@@ -78,10 +75,7 @@ final class LoopClock {
     /// Runs `action` on the loop at `due`, unless the returned alarm is cancelled first.
     func alarm(at due: NIODeadline, _ action: @escaping () -> Void) -> LoopAlarm {
         let alarm = LoopAlarm(due: due, action: action, clock: self)
-        var index = alarms.endIndex
-        while index > alarms.startIndex, alarms[index - 1].due > due {
-            index -= 1
-        }
+        let index = Self.insertionIndex(for: due, in: alarms) { $0.due }
         alarms.insert(alarm, at: index)
         if index == alarms.startIndex { arm() }
         return alarm
@@ -101,6 +95,16 @@ final class LoopClock {
         guard cancelledAlarms > 64, cancelledAlarms * 2 > alarms.count else { return }
         alarms.removeAll { !$0.isPending }
         cancelledAlarms = 0
+    }
+
+    /// Where something due at `due` goes in `list`, kept earliest first: after everything due no
+    /// later. Searched from the end, where new waits and timeouts almost always go.
+    private static func insertionIndex<Element>(for due: NIODeadline, in list: [Element], dueOf: (Element) -> NIODeadline) -> Int {
+        var index = list.endIndex
+        while index > list.startIndex, dueOf(list[index - 1]) > due {
+            index -= 1
+        }
+        return index
     }
 
     // MARK: - The loop's timer
