@@ -380,4 +380,56 @@ final class HTTP2StreamTests: XCTestCase {
             "pseudo-header :path appears twice",
         ])
     }
+
+    /// The rest of RFC 9113 section 8's rules for a request's blocks, which the server checks
+    /// itself (NIOHTTP2's validation is off, see ARCHITECTURE.md): each breach resets its stream
+    /// and is journaled with why, and the fields the rules allow are answered.
+    func testRequestFieldsBreakingSection8AreResetAndJournaledWithWhy() async throws {
+        let stubs = makeStubs()
+        stubs.stub(.method("POST") && .path("/upload"), named: "upload", response: .text("taken"))
+        var answered: [String?] = []
+        try await withServer(stubs) { server in
+            let client = try await HTTP2TestClient.connect(port: server.port, validatesContentLength: false, validatesHeaders: false)
+            let refused: [(String, [(String, String)])] = [
+                ("te other than trailers", [("te", "gzip")]),
+                ("a space in a name", [("x bad", "1")]),
+                ("a CR in a value", [("x-note", "a\rb")]),
+                ("a pseudo-header after a regular field", [("x-a", "1"), (":scheme", "http")]),
+                ("an unknown pseudo-header", [(":unknown", "1")]),
+            ]
+            for (why, headers) in refused {
+                let response = try await client.send("/b", headers: headers)
+                XCTAssertNil(response.headers, why)
+                XCTAssertEqual(response.reset, .protocolError, why)
+            }
+            let spaced = try await client.send("/b c")
+            XCTAssertEqual(spaced.reset, .protocolError, "a space in :path")
+            var badTrailers = HPACKHeaders()
+            badTrailers.add(name: ":path", value: "/other")
+            let trailed = try await client.send("/upload", method: "POST", body: Array("x".utf8), trailers: badTrailers)
+            XCTAssertEqual(trailed.reset, .protocolError, "a pseudo-header in trailers")
+            // What the rules allow: `te: trailers`, and trailers of regular fields.
+            var goodTrailers = HPACKHeaders()
+            goodTrailers.add(name: "x-checksum", value: "abc")
+            answered.append(try await client.send("/b", headers: [("te", "trailers")]).status)
+            answered.append(try await client.send("/upload", method: "POST", body: Array("x".utf8), trailers: goodTrailers).status)
+            XCTAssertFalse(client.isClosed, "stream errors leave the connection")
+            await client.close()
+        }
+        XCTAssertEqual(answered, ["200", "200"])
+        let reasons = stubs.journal.interactions.filter { $0.stubName == nil }.map { entry -> String in
+            guard case .failed(let message) = entry.outcome else { return "not failed: \(entry.outcome)" }
+            return message.replacingOccurrences(of: "malformed HTTP/2 request, stream reset with PROTOCOL_ERROR: ", with: "")
+        }
+        XCTAssertEqual(reasons, [
+            "te: gzip; a request may send te only as \"trailers\" (RFC 9113 section 8.2.2)",
+            "field name \"x bad\" is not a token (RFC 9113 section 8.2.1)",
+            "field x-note has a CR, LF or NUL in its value (RFC 9113 section 8.2.1)",
+            "pseudo-header :scheme after a regular field (RFC 9113 section 8.3)",
+            "unknown pseudo-header :unknown",
+            "pseudo-header :path has a space or control character in its value (RFC 9113 section 8.3)",
+            "pseudo-header :path in trailers (RFC 9113 section 8.1)",
+        ])
+        XCTAssertEqual(stubs.journal.interactions.compactMap(\.stubName), ["b", "upload"])
+    }
 }

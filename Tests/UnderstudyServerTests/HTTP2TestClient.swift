@@ -66,18 +66,22 @@ final class HTTP2TestClient: Sendable {
     /// connection's close) or `timeout` passes.
     func send(
         _ path: String, method: String = "GET", authority: String = "img.example.com", headers extra: [(String, String)] = [],
-        body: [UInt8]? = nil, endsStream: Bool = true, omitting omitted: Set<String> = [], timeout: TimeAmount = .seconds(10)
+        body: [UInt8]? = nil, trailers: HPACKHeaders? = nil, endsStream: Bool = true, omitting omitted: Set<String> = [],
+        timeout: TimeAmount = .seconds(10)
     ) async throws -> Response {
         try await start(
-            path, method: method, authority: authority, headers: extra, body: body, endsStream: endsStream, omitting: omitted, timeout: timeout
+            path, method: method, authority: authority, headers: extra, body: body, trailers: trailers, endsStream: endsStream, omitting: omitted,
+            timeout: timeout
         ).get()
     }
 
     /// Sends a request on a new stream; the future completes as ``send(_:method:authority:headers:body:endsStream:omitting:timeout:)`` returns.
-    /// `omitted` names pseudo-header fields left out of the block (a malformed request).
+    /// `omitted` names pseudo-header fields left out of the block (a malformed request);
+    /// `trailers`, when given, follow the body as a last HEADERS frame that ends the stream.
     func start(
         _ path: String, method: String = "GET", authority: String = "img.example.com", headers extra: [(String, String)] = [],
-        body: [UInt8]? = nil, endsStream: Bool = true, omitting omitted: Set<String> = [], timeout: TimeAmount = .seconds(10)
+        body: [UInt8]? = nil, trailers: HPACKHeaders? = nil, endsStream: Bool = true, omitting omitted: Set<String> = [],
+        timeout: TimeAmount = .seconds(10)
     ) -> EventLoopFuture<Response> {
         let done = channel.eventLoop.makePromise(of: Response.self)
         var block = HPACKHeaders()
@@ -90,9 +94,13 @@ final class HTTP2TestClient: Sendable {
             stream.eventLoop.makeCompletedFuture {
                 try stream.pipeline.syncOperations.addHandler(StreamRecorder(done: done))
                 // With `endsStream` false the request stops short: its body never ends.
-                stream.write(HTTP2Frame.FramePayload.headers(.init(headers: requestHeaders, endStream: body == nil && endsStream)), promise: nil)
+                let last = trailers == nil && endsStream
+                stream.write(HTTP2Frame.FramePayload.headers(.init(headers: requestHeaders, endStream: body == nil && last)), promise: nil)
                 if let body {
-                    stream.write(HTTP2Frame.FramePayload.data(.init(data: .byteBuffer(ByteBuffer(bytes: body)), endStream: endsStream)), promise: nil)
+                    stream.write(HTTP2Frame.FramePayload.data(.init(data: .byteBuffer(ByteBuffer(bytes: body)), endStream: last)), promise: nil)
+                }
+                if let trailers {
+                    stream.write(HTTP2Frame.FramePayload.headers(.init(headers: trailers, endStream: true)), promise: nil)
                 }
                 stream.flush()
             }

@@ -117,8 +117,13 @@ final class HTTP2Stream: ExchangeTarget {
                 }
                 received(head, block: frame.headers, bodyFollows: !frame.endStream)
             case .receiving:
-                // Trailers: they end the request, and are not matched on.
-                break
+                // Trailers: they end the request, and are not matched on, but are checked as
+                // the head was.
+                do {
+                    try HTTP2FieldRules.checkTrailers(frame.headers)
+                } catch {
+                    return refuseMalformed(error.message)
+                }
             case .answering:
                 return
             }

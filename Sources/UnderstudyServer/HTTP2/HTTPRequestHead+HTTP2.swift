@@ -1,8 +1,8 @@
 internal import NIOHPACK
 internal import NIOHTTP1
 
-/// Why a HEADERS block is not a request (RFC 9113 section 8.3.1): a stream error, the stream
-/// reset with PROTOCOL_ERROR and journaled with this message.
+/// Why a HEADERS block is not a request (RFC 9113 section 8): a stream error, the stream reset
+/// with PROTOCOL_ERROR and journaled with this message.
 struct MalformedHTTP2Request: Error {
     let message: String
 }
@@ -12,35 +12,107 @@ extension HTTPRequestHead {
     /// `:authority` as the `Host` field unless the block has one, then the regular fields in
     /// their order. A request without `:authority` is matched on the listener's address (or
     /// the `CONNECT` target of its tunnel).
+    ///
+    /// This is where a request block is checked against RFC 9113 section 8, in the one pass
+    /// that reads it: the server turns NIOHTTP2's own header validation off, since that would
+    /// check every response block too, which ``WireResponse`` has checked already (see
+    /// ARCHITECTURE.md, "HTTP/2").
     init(http2Request block: HPACKHeaders) throws(MalformedHTTP2Request) {
         var method: String?, path: String?, authority: String?, scheme: String?
         var fields: [(String, String)] = []
         fields.reserveCapacity(block.count)
         var hasHost = false
+        var duplicate: String?
         for (name, value, _) in block {
             guard name.utf8.first == UInt8(ascii: ":") else {
-                if !hasHost, name.utf8.count == 4, name.lowercased() == "host" { hasHost = true }
+                try HTTP2FieldRules.checkRegular(name: name, value: value)
+                if !hasHost, name == "host" { hasHost = true }
                 fields.append((name, value))
                 continue
             }
-            func once(_ slot: inout String?) throws(MalformedHTTP2Request) {
-                guard slot == nil else { throw MalformedHTTP2Request(message: "pseudo-header \(name) appears twice") }
-                slot = value
+            guard fields.isEmpty else {
+                throw MalformedHTTP2Request(message: "pseudo-header \(name) after a regular field (RFC 9113 section 8.3)")
+            }
+            guard HTTP2FieldRules.isValidPseudoHeaderValue(value) else {
+                throw MalformedHTTP2Request(message: "pseudo-header \(name) has a space or control character in its value (RFC 9113 section 8.3)")
+            }
+            func once(_ slot: inout String?) {
+                if slot == nil { slot = value } else if duplicate == nil { duplicate = name }
             }
             switch name {
-            case ":method": try once(&method)
-            case ":path": try once(&path)
-            case ":authority": try once(&authority)
-            case ":scheme": try once(&scheme)
-            default: throw MalformedHTTP2Request(message: "unknown request pseudo-header \(name)")
+            case ":method": once(&method)
+            case ":path": once(&path)
+            case ":authority": once(&authority)
+            case ":scheme": once(&scheme)
+            default: throw MalformedHTTP2Request(message: "unknown pseudo-header \(name)")
             }
         }
-        guard let method else { throw MalformedHTTP2Request(message: "no :method pseudo-header") }
-        guard let path, !path.isEmpty else { throw MalformedHTTP2Request(message: "no :path pseudo-header") }
-        guard scheme != nil else { throw MalformedHTTP2Request(message: "no :scheme pseudo-header") }
+        if let duplicate {
+            throw MalformedHTTP2Request(message: "pseudo-header \(duplicate) appears twice")
+        }
+        guard let method, let path, scheme != nil else {
+            let names = block.map(\.name).filter { $0.hasPrefix(":") }
+            throw MalformedHTTP2Request(
+                message: "a request needs :method, :scheme and :path, once each (RFC 9113 section 8.3.1); this one had \(names.joined(separator: ", "))"
+            )
+        }
+        guard !path.isEmpty else { throw MalformedHTTP2Request(message: "an empty :path (RFC 9113 section 8.3.1)") }
         if let authority, !hasHost {
             fields.insert(("host", authority), at: 0)
         }
         self.init(version: HTTPVersion(major: 2, minor: 0), method: HTTPMethod(rawValue: method), uri: path, headers: HTTPHeaders(fields))
+    }
+}
+
+/// RFC 9113 section 8.2's rules for the fields of a request block or its trailers.
+enum HTTP2FieldRules {
+    /// Checks a trailers block: regular fields only.
+    static func checkTrailers(_ block: HPACKHeaders) throws(MalformedHTTP2Request) {
+        for (name, value, _) in block {
+            guard name.utf8.first != UInt8(ascii: ":") else {
+                throw MalformedHTTP2Request(message: "pseudo-header \(name) in trailers (RFC 9113 section 8.1)")
+            }
+            try checkRegular(name: name, value: value)
+        }
+    }
+
+    /// Checks one regular field: a lowercase token for a name, no connection-specific field,
+    /// `te` only as `trailers`, and no CR, LF or NUL in the value.
+    static func checkRegular(name: String, value: String) throws(MalformedHTTP2Request) {
+        var name = name
+        let nameIsValid = name.withUTF8 { bytes in
+            !bytes.isEmpty && bytes.allSatisfy { tokenLowercase[Int($0)] }
+        }
+        guard nameIsValid else {
+            let reason = name.utf8.contains(where: { (0x41...0x5A).contains($0) }) ? "has uppercase letters" : "is not a token"
+            throw MalformedHTTP2Request(message: "field name \"\(name)\" \(reason) (RFC 9113 section 8.2.1)")
+        }
+        switch name.utf8.count {
+        case 2 where name == "te":
+            guard value == "trailers" else {
+                throw MalformedHTTP2Request(message: "te: \(value); a request may send te only as \"trailers\" (RFC 9113 section 8.2.2)")
+            }
+        case 7 where name == "upgrade", 10 where name == "connection" || name == "keep-alive",
+             16 where name == "proxy-connection", 17 where name == "transfer-encoding":
+            throw MalformedHTTP2Request(message: "connection-specific field \(name) (RFC 9113 section 8.2.2)")
+        default:
+            break
+        }
+        guard !value.utf8.contains(where: { $0 == 0x00 || $0 == 0x0A || $0 == 0x0D }) else {
+            throw MalformedHTTP2Request(message: "field \(name) has a CR, LF or NUL in its value (RFC 9113 section 8.2.1)")
+        }
+    }
+
+    /// No space, control character or DEL: every pseudo-header's grammar excludes them.
+    static func isValidPseudoHeaderValue(_ value: String) -> Bool {
+        !value.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F })
+    }
+
+    /// RFC 9110's `tchar`, less the uppercase letters HTTP/2 forbids in names, by byte.
+    private static let tokenLowercase: [Bool] = (0...255).map { byte in
+        switch UInt8(byte) {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        default: "!#$%&'*+-.^_`|~".utf8.contains(UInt8(byte))
+        }
     }
 }

@@ -66,6 +66,10 @@ extension ServerPipeline {
         // Off so that `malformed-chunk` can send DATA beyond its content-length; requests are
         // checked against their declared length by HTTP2Stream instead.
         connectionConfiguration.contentLengthValidation = .disabled
+        // Off because it checks the blocks sent as well as those received, and ours are checked
+        // already (WireResponse). A request's block is checked where it is read, by
+        // `HTTPRequestHead(http2Request:)`, its trailers by HTTP2FieldRules.
+        connectionConfiguration.headerBlockValidation = .disabled
         // Without a stream initializer NIO's handler passes every frame on, to HTTP2Connection.
         let framing = NIOHTTP2Handler(mode: .server, connectionConfiguration: connectionConfiguration, streamConfiguration: .init())
         let handlers: [any ChannelHandler] = [
