@@ -1,4 +1,3 @@
-internal import DequeModule
 import Foundation
 import UnderstudyImages
 import UnderstudySupport
@@ -22,7 +21,7 @@ public final class Journal: Sendable {
     }
 
     private struct State {
-        var entries: Deque<JournalRecord> = []
+        var entries = JournalRing()
         /// The id of the next entry; the kept ones are the `entries.count` before it.
         var nextID = 1
         var limit: Int?
