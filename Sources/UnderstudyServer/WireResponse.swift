@@ -154,27 +154,13 @@ final class WireResponse: Sendable {
 
     /// What is wrong with a header line, or `nil` when it can be sent.
     static func problem(name: String, value: String) -> String? {
-        if name.isEmpty || !name.utf8.allSatisfy(isTokenByte) {
+        if !HTTPFieldSyntax.isToken(name) {
             return "header name \"\(name)\" is not an HTTP token"
         }
-        if value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
+        if !HTTPFieldSyntax.isValidValue(value) {
             return "header \(name)'s value contains CR, LF or NUL"
         }
         return nil
-    }
-
-    /// RFC 9110's `tchar`.
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"),
-             UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"),
-             UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-            return true
-        default:
-            return false
-        }
     }
 }
 

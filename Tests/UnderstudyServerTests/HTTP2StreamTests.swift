@@ -408,10 +408,11 @@ final class HTTP2StreamTests: XCTestCase {
             badTrailers.add(name: ":path", value: "/other")
             let trailed = try await client.send("/upload", method: "POST", body: Array("x".utf8), trailers: badTrailers)
             XCTAssertEqual(trailed.reset, .protocolError, "a pseudo-header in trailers")
-            // What the rules allow: `te: trailers`, and trailers of regular fields.
+            // What the rules allow: `te: trailers`, names as long as the connection-specific
+            // ones (`referer`, `x-checksum`), and trailers of regular fields.
             var goodTrailers = HPACKHeaders()
             goodTrailers.add(name: "x-checksum", value: "abc")
-            answered.append(try await client.send("/b", headers: [("te", "trailers")]).status)
+            answered.append(try await client.send("/b", headers: [("te", "trailers"), ("referer", "http://img.example.com/")]).status)
             answered.append(try await client.send("/upload", method: "POST", body: Array("x".utf8), trailers: goodTrailers).status)
             XCTAssertFalse(client.isClosed, "stream errors leave the connection")
             await client.close()

@@ -79,26 +79,24 @@ enum HTTP2FieldRules {
     /// Checks one regular field: a lowercase token for a name, no connection-specific field,
     /// `te` only as `trailers`, and no CR, LF or NUL in the value.
     static func checkRegular(name: String, value: String) throws(MalformedHTTP2Request) {
-        var name = name
-        let nameIsValid = name.withUTF8 { bytes in
-            !bytes.isEmpty && bytes.allSatisfy { tokenLowercase[Int($0)] }
-        }
-        guard nameIsValid else {
-            let reason = name.utf8.contains(where: { (0x41...0x5A).contains($0) }) ? "has uppercase letters" : "is not a token"
+        guard HTTPFieldSyntax.isToken(name), !name.utf8.contains(where: { (0x41...0x5A).contains($0) }) else {
+            let reason = HTTPFieldSyntax.isToken(name) ? "has uppercase letters" : "is not a token"
             throw MalformedHTTP2Request(message: "field name \"\(name)\" \(reason) (RFC 9113 section 8.2.1)")
         }
         switch name.utf8.count {
-        case 2 where name == "te":
-            guard value == "trailers" else {
+        case 2:
+            if name == "te", value != "trailers" {
                 throw MalformedHTTP2Request(message: "te: \(value); a request may send te only as \"trailers\" (RFC 9113 section 8.2.2)")
             }
-        case 7 where name == "upgrade", 10 where name == "connection" || name == "keep-alive",
-             16 where name == "proxy-connection", 17 where name == "transfer-encoding":
-            throw MalformedHTTP2Request(message: "connection-specific field \(name) (RFC 9113 section 8.2.2)")
+        case 7, 10, 16, 17:
+            // The lengths of the connection-specific names: no other name is looked up.
+            if HTTP2HeaderBlock.connectionSpecific.contains(name) {
+                throw MalformedHTTP2Request(message: "connection-specific field \(name) (RFC 9113 section 8.2.2)")
+            }
         default:
             break
         }
-        guard !value.utf8.contains(where: { $0 == 0x00 || $0 == 0x0A || $0 == 0x0D }) else {
+        guard HTTPFieldSyntax.isValidValue(value) else {
             throw MalformedHTTP2Request(message: "field \(name) has a CR, LF or NUL in its value (RFC 9113 section 8.2.1)")
         }
     }
@@ -106,13 +104,5 @@ enum HTTP2FieldRules {
     /// No space, control character or DEL: every pseudo-header's grammar excludes them.
     static func isValidPseudoHeaderValue(_ value: String) -> Bool {
         !value.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F })
-    }
-
-    /// RFC 9110's `tchar`, less the uppercase letters HTTP/2 forbids in names, by byte.
-    private static let tokenLowercase: [Bool] = (0...255).map { byte in
-        switch UInt8(byte) {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
-        default: "!#$%&'*+-.^_`|~".utf8.contains(UInt8(byte))
-        }
     }
 }
