@@ -32,6 +32,20 @@ final class StubRequestWireTests: XCTestCase {
         try assertParsedAlike("localhost", "//double//slashes/")
     }
 
+    func testPortsParseAsURLComponentsDoes() throws {
+        try assertParsedAlike("localhost:0", "/a.png")
+        try assertParsedAlike("localhost:007", "/a.png")
+        try assertParsedAlike("localhost:65535", "/a.png")
+        try assertParsedAlike("Localhost:443", "/a.png")
+        try assertParsedAlike("10.0.0.1:", "/a.png")
+        // Out of range, or not a number: left to URLComponents, which reads them its own way.
+        try assertParsedAlike("localhost:65536", "/a.png")
+        try assertParsedAlike("localhost:99999999999999999999999", "/a.png")
+        // Not a URL at all: no request, as URL(string:) makes none.
+        XCTAssertNil(URL(string: "http://localhost:8o/a.png"))
+        XCTAssertNil(StubRequest(method: "GET", scheme: "http", authority: "localhost:8o", target: "/a.png", headers: [:], body: nil))
+    }
+
     func testQueriesParseAsURLComponentsDoes() throws {
         try assertParsedAlike("localhost:1", "/a.png?w=200&h=100")
         try assertParsedAlike("localhost:1", "/a.png?debug&w=")

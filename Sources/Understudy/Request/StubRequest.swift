@@ -180,35 +180,24 @@ public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
             (question, escaped) = (target.utf8.index(target.utf8.startIndex, offsetBy: offset), hasPercent)
         }
 
-        guard let (colon, hasUppercase) = authority.withUTF8(Self.scanAuthority) else { return nil }
-        var host = Substring(authority)
-        var port: Int?
-        if let colon {
-            let colonIndex = authority.utf8.index(authority.utf8.startIndex, offsetBy: colon)
-            host = authority[..<colonIndex]
-            let digits = authority[authority.index(after: colonIndex)...]
-            guard !host.isEmpty, digits.isEmpty || digits.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
-            if !digits.isEmpty {
-                guard let number = Int(digits), number <= 65_535 else { return nil }
-                port = number
-            }
-        }
+        guard let (host, port) = authority.withUTF8(Self.scanAuthority) else { return nil }
         let rawPath: Substring, rawQuery: Substring?
         if let question {
             rawPath = target[..<question]
-            rawQuery = target[target.index(after: question)...]
+            rawQuery = target[target.utf8.index(after: question)...]
         } else {
             rawPath = Substring(target)
             rawQuery = nil
         }
-        guard let path = decoded(rawPath, escaped: escaped) else { return nil }
+        // A target with neither a query nor an escape is its own path, shared rather than copied.
+        guard let path = question == nil && !escaped ? target : decoded(rawPath, escaped: escaped) else { return nil }
         var query: [(name: String, value: String)] = []
         if let rawQuery, !rawQuery.isEmpty {
             for item in rawQuery.split(separator: "&", omittingEmptySubsequences: false) {
                 let name: Substring, value: Substring
                 if let equals = item.utf8.firstIndex(of: UInt8(ascii: "=")) {
                     name = item[..<equals]
-                    value = item[item.index(after: equals)...]
+                    value = item[item.utf8.index(after: equals)...]
                 } else {
                     name = item
                     value = ""
@@ -217,7 +206,7 @@ public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
                 query.append((decodedName, decodedValue))
             }
         }
-        return (hasUppercase ? host.lowercased() : String(host), port, path, query)
+        return (host, port, path, query)
     }
 
     private enum TargetScan { case refused, noQuery(hasPercent: Bool), query(at: Int, hasPercent: Bool) }
@@ -237,19 +226,34 @@ public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
         return question.map { .query(at: $0, hasPercent: hasPercent) } ?? .noQuery(hasPercent: hasPercent)
     }
 
-    /// The offset of an authority's last colon and whether it has uppercase letters; `nil` when
-    /// it is empty or holds a byte the hand parser leaves to `URLComponents`.
-    private static func scanAuthority(_ bytes: UnsafeBufferPointer<UInt8>) -> (colon: Int?, hasUppercase: Bool)? {
+    /// An authority's host, lowercased, and its port, read in one pass; `nil` when it is
+    /// empty, holds a byte the hand parser leaves to `URLComponents`, or has an empty host or
+    /// a port that is not a number up to 65,535. The port is the digits after the last colon.
+    private static func scanAuthority(_ bytes: UnsafeBufferPointer<UInt8>) -> (host: String, port: Int?)? {
         guard !bytes.isEmpty else { return nil }
         var colon: Int?
-        var hasUppercase = false
+        var port = 0, portIsNumber = true, hasUppercase = false
         for offset in bytes.indices {
             let byte = bytes[offset]
             guard isAuthorityByte(byte) else { return nil }
-            if byte == UInt8(ascii: ":") { colon = offset }
-            if byte >= UInt8(ascii: "A"), byte <= UInt8(ascii: "Z") { hasUppercase = true }
+            switch byte {
+            case UInt8(ascii: ":"):
+                colon = offset
+                (port, portIsNumber) = (0, true)
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                // Stops growing past the largest port, so a long run of digits cannot overflow.
+                if port <= 65_535 { port = port * 10 + Int(byte - UInt8(ascii: "0")) }
+            default:
+                portIsNumber = false
+                if byte >= UInt8(ascii: "A"), byte <= UInt8(ascii: "Z") { hasUppercase = true }
+            }
         }
-        return (colon, hasUppercase)
+        let hostCount = colon ?? bytes.count
+        guard hostCount > 0 else { return nil }
+        let host = String(decoding: UnsafeBufferPointer(rebasing: bytes[..<hostCount]), as: UTF8.self)
+        guard let colon else { return (hasUppercase ? host.lowercased() : host, nil) }
+        guard portIsNumber, port <= 65_535 else { return nil }
+        return (hasUppercase ? host.lowercased() : host, colon == bytes.count - 1 ? nil : port)
     }
 
     /// `text` with its percent-escapes decoded; looked for only when the scan saw a `%` in the

@@ -39,7 +39,8 @@ extension StubRequest {
         let headers = HeaderFields(head.headers)
         let bodyData = body.map { Data($0.readableBytesView) }
         let method = head.method.rawValue
-        if head.uri.utf8.first != UInt8(ascii: "/") {
+        let isOriginForm = head.uri.utf8.first == UInt8(ascii: "/")
+        if !isOriginForm {
             let lowered = head.uri.prefix(8).lowercased()
             if lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), let absolute = URL(string: head.uri) {
                 self.init(method: method, url: absolute, headers: headers, body: bodyData)
@@ -47,7 +48,7 @@ extension StubRequest {
             }
         }
         let authority = head.headers.first(name: "host") ?? listener()
-        let target = head.uri.hasPrefix("/") ? head.uri : "/" + head.uri
+        let target = isOriginForm ? head.uri : "/" + head.uri
         if let request = StubRequest(method: method, scheme: scheme, authority: authority, target: target, headers: headers, body: bodyData) {
             self = request
         } else {
