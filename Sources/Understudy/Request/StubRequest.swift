@@ -349,11 +349,18 @@ extension String {
     /// `uppercased()`, without making a new string when there is nothing to change (a
     /// request's method nearly always).
     fileprivate var uppercasedASCIIIfNeeded: String {
-        utf8.contains { $0 >= UInt8(ascii: "a") && ($0 <= UInt8(ascii: "z") || $0 >= 0x80) } ? uppercased() : self
+        containsUTF8 { $0 >= UInt8(ascii: "a") && ($0 <= UInt8(ascii: "z") || $0 >= 0x80) } ? uppercased() : self
     }
 
     /// `lowercased()`, without making a new string when there is nothing to change.
     fileprivate var lowercasedASCIIIfNeeded: String {
-        utf8.contains { $0 >= UInt8(ascii: "A") && ($0 <= UInt8(ascii: "Z") || $0 >= 0x80) } ? lowercased() : self
+        containsUTF8 { $0 >= UInt8(ascii: "A") && ($0 <= UInt8(ascii: "Z") || $0 >= 0x80) } ? lowercased() : self
+    }
+
+    /// Whether a byte of the string's UTF-8 passes `test`, read as one buffer: iterating `utf8`
+    /// takes a small string (a method, a scheme) apart again for every byte.
+    private func containsUTF8(where test: (UInt8) -> Bool) -> Bool {
+        var string = self
+        return string.withUTF8 { $0.contains(where: test) }
     }
 }

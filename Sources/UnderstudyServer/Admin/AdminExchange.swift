@@ -32,10 +32,14 @@ final class AdminExchange {
         self.writer = writer
     }
 
+    private static let adminPrefix = Array("/__admin".utf8)
+
     /// Whether the request target `uri` is for the admin API (and must not reach the stubs).
     static func isAdmin(_ uri: String) -> Bool {
-        // A byte test first: every request asks, and few are for the admin API.
-        uri.utf8.starts(with: "/__admin".utf8) && AdminAPI.isAdminPath(String(uri.prefix { $0 != "?" }))
+        // A byte test first, on the target's contiguous bytes: every request asks, and few are
+        // for the admin API.
+        var target = uri
+        return target.withUTF8 { $0.starts(with: adminPrefix) } && AdminAPI.isAdminPath(String(uri.prefix { $0 != "?" }))
     }
 
     /// Answers the admin request `head` (and `body`) with `admin` through `writer`.
