@@ -69,8 +69,10 @@ extension RequestMatcher.Node {
         case .pathExtension(let ext):
             return PinnedValues(extensions: [ext])
         case .path(let path):
-            // An exact path pins the extension too.
-            return PinnedValues(extensions: [StubRequest.extensionOf(path: path)], paths: [path])
+            // Its extension is not pinned as well: the path bucket is as narrow, and stubs that
+            // pin paths alone then leave the extension level without keys, so a request is not
+            // looked up by its extension on the way to its path.
+            return PinnedValues(paths: [path])
         case .method(let method):
             return PinnedValues(methods: method == "GET" ? ["GET", "HEAD"] : [method])
         case .and(let nodes):
