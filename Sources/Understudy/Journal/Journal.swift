@@ -303,7 +303,9 @@ public final class Journal: Sendable {
                 }
                 if result == nil { state.inFlight += 1 }
                 state.bytes += Int(record.bytes)
-                state.entries.append(record)
+                // Moved in: passed as it is, the record is copied (each field retained) and the
+                // local then destroyed (each released), under the lock.
+                state.entries.append(consume record)
             }
             let watchers = state.changed()
             guard !state.waiters.isEmpty else { return (id, [], watchers) }
