@@ -19,6 +19,8 @@ func serveUntilSignalled(
     _ registry: StubRegistry, host: String, port: Int, configuration: StubServer.Configuration, source: String,
     tls: TLSOptions? = nil
 ) async throws {
+    // Caught before the ready line: whoever reads that line may stop the server at once.
+    let signals = await TerminationSignals.caught()
     let server: StubServer
     do {
         server = try await start(registry, host: host, port: port, configuration: configuration, tls: tls)
@@ -30,7 +32,7 @@ func serveUntilSignalled(
     let ready = "Understudy listening on \(listeners) (\(registry.stubs.count) stubs from \(source))\n"
     FileHandle.standardOutput.write(Data(ready.utf8))
     let memory = Task { await returnFreeMemoryWhenIdle(registry.journal) }
-    await waitForTerminationSignal()
+    await signals.wait()
     memory.cancel()
     try await server.stop()
 }

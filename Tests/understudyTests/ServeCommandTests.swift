@@ -12,6 +12,17 @@ final class ServeCommandTests: XCTestCase {
         String(decoding: try curlOutput(arguments), as: UTF8.self)
     }
 
+    /// Whoever reads the ready line may stop the server at once (a script, a test's tear-down):
+    /// the signal must not come before the server catches it and be lost, leaving it running.
+    func testSIGTERMRightAfterTheReadyLineStopsItEveryTime() throws {
+        for attempt in 1...20 {
+            let (process, _, _) = try startServe(["Stubs", "--port", "0", "--log", "quiet"])
+            XCTAssertTrue(terminate(process), "attempt \(attempt): still running 10 s after SIGTERM")
+            XCTAssertEqual(process.terminationReason, .exit, "attempt \(attempt)")
+            XCTAssertEqual(process.terminationStatus, 0, "attempt \(attempt)")
+        }
+    }
+
     func testServesTheDemoStubsAndStopsOnSIGTERMWithExitZero() throws {
         let (process, out, ready) = try startServe(["Stubs", "--port", "0"])
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }

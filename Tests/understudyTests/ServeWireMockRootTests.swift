@@ -13,9 +13,8 @@ final class ServeWireMockRootTests: XCTestCase {
     }
 
     override func tearDownWithError() throws {
-        for process in processes where process.isRunning {
-            kill(process.processIdentifier, SIGTERM)
-            process.waitUntilExit()
+        for process in processes {
+            XCTAssertTrue(terminate(process), "understudy did not stop within 10 s of SIGTERM")
         }
         try? FileManager.default.removeItem(at: root)
     }

@@ -47,6 +47,22 @@ func runUnderstudy(_ arguments: [String], in directory: URL) throws -> Understud
     )
 }
 
+/// Sends `process` SIGTERM and waits at most `seconds` for it to exit; `false`, after killing it
+/// with SIGKILL, when it did not (a lost signal must fail a test, not hang the suite).
+func terminate(_ process: Process, within seconds: TimeInterval = 10) -> Bool {
+    guard process.isRunning else { return true }
+    kill(process.processIdentifier, SIGTERM)
+    let deadline = Date().addingTimeInterval(seconds)
+    while process.isRunning, Date() < deadline { usleep(10_000) }
+    guard process.isRunning else {
+        process.waitUntilExit()
+        return true
+    }
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+    return false
+}
+
 /// The package's root folder (the demo `Stubs/` live there).
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
