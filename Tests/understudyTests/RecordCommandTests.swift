@@ -51,8 +51,7 @@ final class RecordCommandTests: XCTestCase {
         XCTAssertEqual((content["text"] as? String).flatMap { Data(base64Encoded: $0) }, direct)
         XCTAssertEqual((entries[1]["response"] as? [String: Any])?["status"] as? Int, 404)
 
-        kill(upstream.processIdentifier, SIGTERM)
-        upstream.waitUntilExit()
+        XCTAssertTrue(terminate(upstream), "still running 10 s after SIGTERM")
     }
 
     func testServeRecordWritesTheJournalAsHAR() throws {
@@ -65,8 +64,7 @@ final class RecordCommandTests: XCTestCase {
         let base = "http://127.0.0.1:\(port)"
         let image = try curl([base + "/images/photo.png"])
         _ = try curl([base + "/gone.png"])
-        kill(server.processIdentifier, SIGTERM)
-        server.waitUntilExit()
+        XCTAssertTrue(terminate(server), "still running 10 s after SIGTERM")
         XCTAssertEqual(server.terminationStatus, 0)
 
         let har = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: output)) as? [String: Any])

@@ -169,8 +169,7 @@ final class RecordSignalTests: XCTestCase {
         }
         XCTAssertFalse(recordedURLs.contains { $0.contains("/slow.png") }, "the unanswered request was recorded")
 
-        kill(upstream.process.processIdentifier, SIGTERM)
-        upstream.process.waitUntilExit()
+        XCTAssertTrue(terminate(upstream.process), "still running 10 s after SIGTERM")
     }
 }
 

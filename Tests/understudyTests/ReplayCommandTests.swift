@@ -58,8 +58,7 @@ final class ReplayCommandTests: XCTestCase {
         XCTAssertTrue(unrecorded.hasSuffix("\n404"), unrecorded)
         XCTAssertTrue(unrecorded.contains("Nearest stubs"), unrecorded)
 
-        kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
+        XCTAssertTrue(terminate(process), "still running 10 s after SIGTERM")
         XCTAssertEqual(process.terminationReason, .exit)
         XCTAssertEqual(process.terminationStatus, 0)
     }

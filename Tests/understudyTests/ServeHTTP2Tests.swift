@@ -13,8 +13,7 @@ final class ServeHTTP2Tests: XCTestCase {
         let base = "http://127.0.0.1:\(server.port)"
         XCTAssertEqual(try curl(["--http2-prior-knowledge", "--write-out", "%{http_code} %{http_version}", "--output", "/dev/null", base + "/gone.png"]), "404 2")
         XCTAssertEqual(try curl(["--write-out", "%{http_code} %{http_version}", "--output", "/dev/null", base + "/gone.png"]), "404 1.1")
-        kill(server.process.processIdentifier, SIGTERM)
-        server.process.waitUntilExit()
+        XCTAssertTrue(terminate(server.process), "still running 10 s after SIGTERM")
         let log = String(decoding: server.output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let lines = log.split(separator: "\n").map(String.init)
         XCTAssertTrue(lines.contains { $0.hasPrefix("GET \(base)/gone.png HTTP/2 -> stub \"not-found\" 404 ") }, log)

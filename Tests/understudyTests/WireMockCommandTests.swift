@@ -56,8 +56,7 @@ final class WireMockCommandTests: XCTestCase {
         try write("wm/mappings/a.json", #"{"request": {"url": "/a"}, "response": {"body": "before"}}"#)
         let server = try startUnderstudy(["serve", "--wiremock", directory.path, "--port", "0", "--log", "quiet"])
         defer {
-            kill(server.process.processIdentifier, SIGTERM)
-            server.process.waitUntilExit()
+            XCTAssertTrue(terminate(server.process), "still running 10 s after SIGTERM")
         }
         XCTAssertTrue(server.readyLine.hasSuffix(" (1 stubs from \(directory.path))\n"), server.readyLine)
         let url = "http://127.0.0.1:\(server.port)"

@@ -279,8 +279,7 @@ final class LockedServers: @unchecked Sendable {  // every field is touched unde
     func stop() {
         lock.withLock {
             for process in [wireMock, understudy].compactMap({ $0 }) where process.isRunning {
-                kill(process.processIdentifier, SIGTERM)
-                process.waitUntilExit()
+                XCTAssertTrue(terminate(process, within: 30), "still running 30 s after SIGTERM")
             }
             wireMock = nil
             understudy = nil

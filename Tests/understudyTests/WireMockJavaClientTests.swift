@@ -19,8 +19,7 @@ final class WireMockJavaClientTests: XCTestCase {
         try Self.client.write(to: source, atomically: true, encoding: .utf8)
         let server = try startUnderstudy(["serve", "--root-dir", root.appendingPathComponent("wiremock").path, "--port", "0", "--log", "quiet"])
         defer {
-            kill(server.process.processIdentifier, SIGTERM)
-            server.process.waitUntilExit()
+            XCTAssertTrue(terminate(server.process), "still running 10 s after SIGTERM")
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

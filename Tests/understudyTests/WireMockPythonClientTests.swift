@@ -18,8 +18,7 @@ final class WireMockPythonClientTests: XCTestCase {
 
     override func tearDownWithError() throws {
         if let process = server?.process, process.isRunning {
-            kill(process.processIdentifier, SIGTERM)
-            process.waitUntilExit()
+            XCTAssertTrue(terminate(process), "still running 10 s after SIGTERM")
         }
         try? FileManager.default.removeItem(at: root)
     }
