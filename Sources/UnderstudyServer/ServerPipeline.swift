@@ -53,9 +53,10 @@ enum ServerPipeline {
         let exchange = StubExchange(
             shared: shared, origin: origin, eventLoop: eventLoop, allocator: ByteBufferAllocator(), httpVersion: "HTTP/1.1"
         )
-        let connection = HTTP1Connection(exchange: exchange)
+        let resources = shared.resources(for: eventLoop)
+        let connection = HTTP1Connection(exchange: exchange, reads: resources.repeatedReads(scheme: origin.scheme))
         let manners = HTTP1ConnectionHandler(settings: shared.http1Settings(origin), connection: connection, silentInput: silentInput)
-        let answerer = StubRequestHandler(shared: shared, connection: connection, flushes: shared.resources(for: eventLoop).flushes)
+        let answerer = StubRequestHandler(shared: shared, connection: connection, flushes: resources.flushes)
         return ([manners, answerer], connection)
     }
 }

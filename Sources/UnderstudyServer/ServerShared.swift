@@ -60,6 +60,13 @@ final class ServerShared: Sendable {
         let fileChecks: FileCheckTurn
         /// Its turn's flushes, made together at the turn's end.
         let flushes: TurnFlushes
+        /// The requests its `http` and its `https` connections answered, by their reads.
+        let plainReads = RepeatedReads(), tlsReads = RepeatedReads()
+
+        /// The kept reads of connections with `scheme`.
+        func repeatedReads(scheme: String) -> RepeatedReads {
+            scheme == "https" ? tlsReads : plainReads
+        }
     }
 
     /// The resources of `eventLoop`, for the connections it serves: looked up once per

@@ -5,14 +5,16 @@ import Understudy
 @testable import UnderstudyServer
 import XCTest
 
-/// The HTTP/1.1 fast path's state machine, fed the events its handlers send: when it arms on a
-/// read's bytes, when a read of the same bytes is answered without decoding, and when it is not.
+/// The HTTP/1.1 fast path's state machine, fed the events its handlers send: when it keeps a
+/// read's bytes for its event loop, when a read of the same bytes (on the same connection or
+/// another of the loop's) is answered without decoding, and when it is not.
 final class HTTP1FastPathTests: XCTestCase {
     private let stubs = StubRegistry()
     private let requestBytes = "GET /a.png HTTP/1.1\r\nHost: img.test\r\nAccept: image/*\r\n\r\n"
 
     override func setUp() {
         stubs.stub(.path("/a.png"), named: "a", response: .text("a"))
+        stubs.stub(.path("/b.png"), named: "b", response: .text("b"))
     }
 
     private var head: HTTPRequestHead {
@@ -24,9 +26,11 @@ final class HTTP1FastPathTests: XCTestCase {
 
     private func bytes(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
 
-    /// What the exchange keeps for the request of ``head``, as a fixed canned stub answers it.
-    private func entry() throws -> RepeatCache<HTTPRequestHead>.Entry {
-        let request = try XCTUnwrap(StubRequest("http://img.test/a.png"))
+    /// What the exchange keeps for the request of `head` (``head`` by default), as a fixed
+    /// canned stub answers it.
+    private func entry(_ head: HTTPRequestHead? = nil) throws -> RepeatCache<HTTPRequestHead>.Entry {
+        let head = head ?? self.head
+        let request = try XCTUnwrap(StubRequest("http://img.test\(head.uri)"))
         var match: StubRegistry.RepeatableMatch?
         _ = stubs.resolveImmediately(request, repeatable: &match)
         return RepeatCache.Entry(key: head, request: request, method: "GET", match: try XCTUnwrap(match))
@@ -34,10 +38,12 @@ final class HTTP1FastPathTests: XCTestCase {
 
     /// One read through the decoder carrying one request that was answered at once and kept:
     /// what the handlers tell the fast path in that order.
-    private func decodedRead(_ text: String, into path: inout HTTP1FastPath, kept: Bool = true, queueEmpty: Bool = true) throws {
+    private func decodedRead(
+        _ text: String, into path: inout HTTP1FastPath, head: HTTPRequestHead? = nil, kept: Bool = true, queueEmpty: Bool = true
+    ) throws {
         XCTAssertNil(path.read(bytes(text)), "the read goes to the decoder")
         path.passedOn(queueEmpty: queueEmpty)
-        if kept { path.repeats.keep(try entry()) }
+        if kept { path.repeats.keep(try entry(head)) }
         path.decided(kept: kept)
         path.responseEnded()
         path.decoded(bytes(text))
@@ -47,9 +53,8 @@ final class HTTP1FastPathTests: XCTestCase {
         var path = HTTP1FastPath()
         try decodedRead(requestBytes, into: &path)
         let repeated = path.read(bytes(requestBytes))
-        XCTAssertEqual(repeated?.key.uri, "/a.png")
+        XCTAssertEqual(repeated?.request.url.path, "/a.png")
         XCTAssertTrue(path.isAnswering, "the repeat's response is going")
-        path.repeatAnswered()
         path.responseEnded()
         XCTAssertNotNil(path.read(bytes(requestBytes)), "it stays armed while the client repeats")
     }
@@ -105,27 +110,80 @@ final class HTTP1FastPathTests: XCTestCase {
         XCTAssertNil(path.read(bytes(requestBytes)), "disarmed")
     }
 
-    func testAClientThatNeverRepeatsIsArmedOnlyNowAndThen() throws {
-        var path = HTTP1FastPath()
-        var armings = 0
-        for n in 0..<(RepeatBackoff.patience + 2 * RepeatBackoff.retryInterval) {
-            // Each request differs from the one before in its target (a feed of URLs).
-            let text = requestBytes.replacingOccurrences(of: "/a.png", with: "/a.png?n=\(n)")
-            var head = self.head
-            head.uri = "/a.png?n=\(n)"
-            XCTAssertNil(path.read(bytes(text)))
+    func testAReadKeptOnOneConnectionIsAnsweredOnAnotherOfTheLoop() throws {
+        let reads = RepeatedReads()
+        var first = HTTP1FastPath(reads: reads), second = HTTP1FastPath(reads: reads)
+        try decodedRead(requestBytes, into: &first)
+        var other = head
+        other.uri = "/b.png"
+        let otherBytes = requestBytes.replacingOccurrences(of: "/a.png", with: "/b.png")
+        try decodedRead(otherBytes, into: &second, head: other)
+        XCTAssertEqual(reads.count, 2)
+        XCTAssertEqual(second.read(bytes(requestBytes))?.request.url.path, "/a.png", "kept by the first connection")
+        second.responseEnded()
+        XCTAssertEqual(first.read(bytes(otherBytes))?.request.url.path, "/b.png", "kept by the second")
+    }
+
+    func testAConnectionNotAtABoundaryDecodesAReadTheLoopKept() throws {
+        let reads = RepeatedReads()
+        var first = HTTP1FastPath(reads: reads), second = HTTP1FastPath(reads: reads)
+        try decodedRead(requestBytes, into: &first)
+        XCTAssertFalse(second.atBoundary, "nothing read yet: the connection's first request is decoded")
+        XCTAssertNil(second.read(bytes(requestBytes)))
+        // Its decoder holds the start of a head: the same bytes now finish that head.
+        XCTAssertNil(second.read(bytes("GET /b.png HTTP/1.1\r\nX-Begun-Earlier: ")))
+        second.decoded(bytes("GET /b.png HTTP/1.1\r\nX-Begun-Earlier: "))
+        XCTAssertNil(second.read(bytes(requestBytes)), "the rest of an earlier read's head is not a request of its own")
+    }
+
+    func testAHeadNamingNoHostIsNotKeptForTheLoop() throws {
+        let reads = RepeatedReads()
+        var path = HTTP1FastPath(reads: reads)
+        var hostless = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/a.png")
+        hostless.headers.add(name: "Accept", value: "image/*")
+        let text = "GET /a.png HTTP/1.1\r\nAccept: image/*\r\n\r\n"
+        try decodedRead(text, into: &path, head: hostless)
+        XCTAssertTrue(path.atBoundary, "the decoder holds nothing")
+        XCTAssertEqual(reads.count, 0, "its request depends on the listener's address, which the loop's connections need not share")
+        XCTAssertNil(path.read(bytes(text)))
+    }
+
+    func testAStaleRepeatForgetsEveryReadTheLoopKept() throws {
+        let reads = RepeatedReads()
+        var path = HTTP1FastPath(reads: reads)
+        var other = head
+        other.uri = "/b.png"
+        let otherBytes = requestBytes.replacingOccurrences(of: "/a.png", with: "/b.png")
+        try decodedRead(otherBytes, into: &path, head: other)
+        try decodedRead(requestBytes, into: &path)
+        XCTAssertEqual(reads.count, 2)
+        XCTAssertNotNil(path.read(bytes(otherBytes)))
+        path.repeatFailed()
+        XCTAssertEqual(reads.count, 0, "kept before the stubs changed, like the one found stale")
+    }
+
+    func testAClientThatNeverRepeatsIsKeptOnlyNowAndThen() throws {
+        let reads = RepeatedReads()
+        var path = HTTP1FastPath(reads: reads)
+        let requests = RepeatBackoff.patience + 2 * RepeatBackoff.retryInterval
+        for n in 0..<requests {
+            // Each request differs from every other in a header (a trace id).
+            let text = requestBytes.replacingOccurrences(of: "Accept: image/*", with: "Traceparent: \(n)")
+            var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/a.png")
+            head.headers.add(name: "Host", value: "img.test")
+            head.headers.add(name: "Traceparent", value: "\(n)")
+            XCTAssertNil(path.read(bytes(text)), "never seen before")
             path.passedOn(queueEmpty: true)
-            let kept = try entry()
-            path.repeats.keep(RepeatCache.Entry(key: head, request: kept.request, method: "GET", match: kept.match))
-            path.decided(kept: true)
+            // As the exchange does: the request kept before is forgotten, as this one does not
+            // repeat it, and this one is kept when the connection's RepeatCache says so.
+            path.repeats.forget()
+            let kept = path.repeats.keepsNext()
+            if kept { path.repeats.keep(try entry(head)) }
+            path.decided(kept: kept)
             path.responseEnded()
             path.decoded(bytes(text))
-            // Armed when the next differing read finds bytes to disarm: counted by a probe that
-            // repeats this read's bytes without disturbing the state.
-            var probe = path
-            if probe.read(bytes(text)) != nil { armings += 1 }
         }
-        XCTAssertEqual(armings, RepeatBackoff.patience + 2, "armed for the patience, then once a retry interval")
+        XCTAssertEqual(reads.count, RepeatBackoff.patience + 2, "kept for the patience, then once a retry interval")
     }
 
     func testExactlyOneHeadIsItsRequestLineFieldsAndBlankLineAndNothingElse() {

@@ -1,9 +1,9 @@
-/// When to keep what answering a repeat needs (a request's bytes, its match), for a client that
-/// may or may not repeat itself: always, until ``patience`` kept ones in a row were not repeated;
-/// then only every ``retryInterval``-th time, until a repeat comes again. A client that never
-/// repeats (a feed of different URLs, a header that changes every time) then pays for keeping
-/// and comparing one request in 32. Each ``RepeatCache`` has one, and so does the HTTP/1.1
-/// fast path for the request bytes it keeps (``HTTP1FastPath``).
+/// When to keep what answering a repeat needs (a request's match, and over HTTP/1.1 its read's
+/// bytes), for a client that may or may not repeat itself: always, until ``patience`` kept ones
+/// in a row were not repeated; then only every ``retryInterval``-th time, until a repeat comes
+/// again. A client that never repeats (a header that changes every time) then pays for keeping
+/// and comparing one request in 32. Each ``RepeatCache`` has one; over HTTP/1.1 a read answered
+/// from its event loop's ``RepeatedReads`` counts as a repeat.
 struct RepeatBackoff {
     static let patience = 4
     static let retryInterval = 32

@@ -87,22 +87,23 @@ final class StubExchange {
     /// `false` when it does not repeat it or the stubs changed since (it must be decided in full).
     func answerRepeat<Key>(_ key: Key, repeats: RepeatCache<Key>, arrival: ServerRequest.Arrival, to target: some ExchangeTarget) -> Bool {
         guard let entry = repeats.entry(repeatedBy: key) else { return false }
-        return answerAgain(entry, repeats: repeats, arrival: arrival, to: target)
+        return answerAgain(entry.request, method: entry.method, match: entry.match, repeats: repeats, arrival: arrival, to: target)
     }
 
-    /// Answers the request of `entry` again with the same stub; `false`, forgetting the entry,
-    /// when the stubs changed since.
+    /// Answers `request`, kept with its `match`, again with the same stub; `false`, forgetting
+    /// what `repeats` kept, when the stubs changed since.
     func answerAgain<Key>(
-        _ entry: RepeatCache<Key>.Entry, repeats: RepeatCache<Key>, arrival: ServerRequest.Arrival, to target: some ExchangeTarget
+        _ request: StubRequest, method: String, match: StubRegistry.RepeatableMatch, repeats: RepeatCache<Key>,
+        arrival: ServerRequest.Arrival, to target: some ExchangeTarget
     ) -> Bool {
-        let answer = responder.answerAgain(entry.match, for: entry.request, fileCheck: fileChecks)
+        let answer = responder.answerAgain(match, for: request, fileCheck: fileChecks)
         fileChecks.endWithTurn(of: eventLoop)
         guard let answer else {
             repeats.forget()
             return false
         }
         repeats.repeated()
-        deliver(answer, request: entry.request, method: entry.method, arrival: arrival, to: target)
+        deliver(answer, request: request, method: method, arrival: arrival, to: target)
         return true
     }
 

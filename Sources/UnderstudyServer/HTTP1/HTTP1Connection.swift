@@ -11,7 +11,7 @@ import Understudy
 /// ``RepeatedRequestShortcut`` (reads, in front of the decoder), ``HTTP1ConnectionHandler``
 /// (requests passed on, responses ended) and ``StubRequestHandler`` (requests to answer).
 final class HTTP1Connection: ExchangeTarget {
-    var fastPath = HTTP1FastPath()
+    var fastPath: HTTP1FastPath
     let exchange: StubExchange
     private var writer: HTTP1ResponseWriter?
     private var driver: DeliveryDriver?
@@ -19,8 +19,11 @@ final class HTTP1Connection: ExchangeTarget {
     /// to keep the connection.
     private var framing = (version: HTTPVersion.http1_1, keepAlive: true)
 
-    init(exchange: StubExchange) {
+    /// - Parameter reads: the requests the connection's event loop keeps by their reads, for
+    ///   connections of its scheme.
+    init(exchange: StubExchange, reads: RepeatedReads = RepeatedReads()) {
         self.exchange = exchange
+        self.fastPath = HTTP1FastPath(reads: reads)
     }
 
     /// Responses go to `context`, the answering handler's, from now on.
@@ -57,17 +60,19 @@ final class HTTP1Connection: ExchangeTarget {
         fastPath.decided(kept: kept)
     }
 
-    /// Answers a read that the fast path found repeats the kept request's bytes; `false` when
-    /// it does not, or the stubs changed since, and the read must be decoded.
+    /// Answers a read that the fast path found repeats a kept request's bytes; `false` when it
+    /// does not, or the stubs changed since, and the read must be decoded.
     func answerRepeat(of bytes: ByteBuffer, now: NIODeadline) -> Bool {
         guard let entry = fastPath.read(bytes) else { return false }
-        framing = (entry.key.version, entry.key.isKeepAlive)
+        framing = (entry.version, entry.keepAlive)
         let arrival = ServerRequest.Arrival(start: Date(), headTime: now, endTime: now)
-        guard exchange.answerAgain(entry, repeats: fastPath.repeats, arrival: arrival, to: self) else {
+        let answered = exchange.answerAgain(
+            entry.request, method: entry.method, match: entry.match, repeats: fastPath.repeats, arrival: arrival, to: self
+        )
+        guard answered else {
             fastPath.repeatFailed()
             return false
         }
-        fastPath.repeatAnswered()
         return true
     }
 

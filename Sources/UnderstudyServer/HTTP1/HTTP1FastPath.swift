@@ -2,41 +2,44 @@ internal import NIOCore
 internal import NIOHTTP1
 
 /// The state of an HTTP/1.1 connection between its requests, and the fast path it allows: a
-/// read that is, byte for byte, the last request a fixed canned stub answered is answered again
-/// without going through the request decoder and the handlers behind it.
+/// read that is, byte for byte, a request a fixed canned stub answered lately on this event loop
+/// (``RepeatedReads``) is answered again without going through the request decoder and the
+/// handlers behind it.
 ///
-/// A keep-alive client that asks for the same image over and over (a benchmark, a polling
-/// client, a page reloaded) sends the same bytes each time. Parsing them anew, building the
-/// head's strings and passing the parts along is a large part of the work of a small answer
-/// such as a `304`.
+/// Keep-alive clients send the same bytes for the same image each time (a feed scrolled again,
+/// a gallery reopened, a benchmark, a page reloaded). Parsing them anew, building the head's
+/// strings, matching the request and passing the parts along is most of the work of a small
+/// answer such as a `304` or a thumbnail.
 ///
 /// A state machine, kept apart from the handlers as NIOHTTP2 keeps its own: the handlers tell
 /// it what happened (``read(_:)``, ``passedOn(queueEmpty:)``, ``decided(kept:)``,
 /// ``responseEnded()``) and act on what it returns. It holds:
 /// - whether a response is going (``isAnswering``): the connection's next request waits for it;
 /// - the connection's ``RepeatCache``, keyed by request head;
-/// - the bytes of the kept request, once armed.
+/// - whether the decoder holds nothing (``atBoundary``), so that a read may be a request by itself.
 ///
-/// It is armed only after a read that held exactly one whole request and nothing else: one
-/// request passed on with nothing queued behind it, no body, decided at once and kept, the read
-/// starting with its request line and ending with the blank line, with one line per header
-/// field in between (so nothing of it was left from an earlier read, and nothing of a next
-/// request is waiting in the decoder). Any other read disarms it and goes the usual way, as
-/// does a repeat that comes while a response is going (pipelined) or after the stubs changed.
+/// A read is looked up only at a boundary: after a read that held exactly one whole request and
+/// nothing else (one request passed on with nothing queued behind it, no body, decided at once
+/// and kept, the read starting with its request line and ending with the blank line, with one
+/// line per header field in between), or one answered here. Then nothing of an earlier read is
+/// left in the decoder for this read to finish. Such a read also keeps its request in the
+/// loop's ``RepeatedReads``. Any other read goes the usual way, as does a repeat that comes while
+/// a response is going (pipelined) or after the stubs changed.
 ///
-/// Arming costs a look at every byte of the read and a copy of it, which a client that never
-/// repeats (a feed of different URLs, a header that changes every time) pays on every request
-/// for nothing: it backs off as ``RepeatBackoff`` says.
+/// A client that never repeats (a header that changes every time) is kept only as often as its
+/// ``RepeatCache`` backs off to (``RepeatBackoff``), so it reaches a boundary, and pays for a
+/// lookup, only as often.
 struct HTTP1FastPath {
-    /// Whether a request was passed on (or answered from the armed bytes) and its response has
+    /// Whether a request was passed on (or answered from a kept read) and its response has
     /// not ended.
     private(set) var isAnswering = false
     /// The last request a fixed canned stub answered, by its head.
     let repeats = RepeatCache<HTTPRequestHead>()
-    /// The bytes of the kept request, when a read of the same bytes may be answered at once.
-    private var armed: ByteBuffer?
-    private var backoff = RepeatBackoff()
-    /// What the read under way led to, to tell whether it may arm.
+    /// The requests the connection's event loop keeps by their reads' bytes.
+    let reads: RepeatedReads
+    /// Whether the decoder holds nothing of a request: the last read was exactly one request.
+    private(set) var atBoundary = false
+    /// What the read under way led to, to tell whether it ended at a boundary.
     private var thisRead = ReadOutcome()
 
     private struct ReadOutcome {
@@ -45,43 +48,43 @@ struct HTTP1FastPath {
         var kept = false
     }
 
+    /// - Parameter reads: the loop's kept reads for the connection's scheme.
+    init(reads: RepeatedReads = RepeatedReads()) {
+        self.reads = reads
+    }
+
     // MARK: - Events
 
-    /// A read from the socket. Returns the kept request when the read repeats its bytes and may
-    /// be answered now; the caller then answers it (``repeatAnswered()``) or finds it stale
-    /// (``repeatFailed()``). `nil`: the read goes to the decoder.
-    mutating func read(_ bytes: ByteBuffer) -> RepeatCache<HTTPRequestHead>.Entry? {
+    /// A read from the socket. Returns the kept request when the read repeats one and may be
+    /// answered now; the caller then answers it, or finds it stale (``repeatFailed()``). `nil`:
+    /// the read goes to the decoder.
+    mutating func read(_ bytes: ByteBuffer) -> RepeatedReads.Entry? {
         thisRead = ReadOutcome()
-        if let armed, !isAnswering, armed == bytes, let entry = repeats.entry {
-            isAnswering = true
-            return entry
+        guard atBoundary, !isAnswering, let entry = reads.entry(for: bytes) else {
+            atBoundary = false
+            return nil
         }
-        disarm()
-        return nil
+        isAnswering = true
+        return entry
     }
 
-    /// The kept request was answered again from the read returned by ``read(_:)``.
-    mutating func repeatAnswered() {
-        backoff.repeated()
-    }
-
-    /// The kept request could not be answered again (the stubs changed): the read goes to the
-    /// decoder after all.
+    /// The kept request could not be answered again (the stubs changed, so every read the loop
+    /// kept is stale): the read goes to the decoder after all.
     mutating func repeatFailed() {
         isAnswering = false
-        disarm()
+        atBoundary = false
+        reads.removeAll()
     }
 
-    /// The decoder and the handlers behind it are through with `bytes`, a read: armed when it
-    /// was exactly the one request just kept.
+    /// The decoder and the handlers behind it are through with `bytes`, a read: at a boundary,
+    /// and kept by the loop, when it was exactly the one request just kept.
     mutating func decoded(_ bytes: ByteBuffer) {
         let outcome = thisRead
         thisRead = ReadOutcome()
-        guard outcome.passedOn == 1, outcome.kept, outcome.queueEmpty, backoff.keepsNext(),
-              let head = repeats.entry?.key, Self.isExactly(head, bytes)
+        guard outcome.passedOn == 1, outcome.kept, outcome.queueEmpty, let entry = repeats.entry, Self.isExactly(entry.key, bytes)
         else { return }
-        // A copy: holding the read's own buffer would keep NIO from reusing it for the next read.
-        armed = ByteBuffer(bytes: bytes.readableBytesView)
+        atBoundary = true
+        reads.keep(entry, for: bytes)
     }
 
     /// The connection handler passed a request on (or a refusal): a response is going.
@@ -100,12 +103,6 @@ struct HTTP1FastPath {
     /// The response ended with the connection kept: the next request may go.
     mutating func responseEnded() {
         isAnswering = false
-    }
-
-    private mutating func disarm() {
-        guard armed != nil else { return }
-        armed = nil
-        backoff.missed()
     }
 
     /// Whether `bytes` are `head` and nothing else: its request line first, then one line per
