@@ -59,17 +59,17 @@ final class StubExchange {
 
     /// Answers a whole request: decided by the stubs, delivered at once when canned, else once
     /// a task has rendered it. A request a fixed canned stub answers is kept in `repeats` under
-    /// `key`, when its backoff says so, for ``answerRepeat(_:repeats:arrival:to:)``.
+    /// `key`, when `keeping` or its backoff says so, for ``answerRepeat(_:repeats:arrival:to:)``.
     /// - Returns: whether the request was kept.
     @discardableResult
     func answer<Key>(
-        _ head: HTTPRequestHead, body: ByteBuffer?, key: Key, repeats: RepeatCache<Key>, arrival: ServerRequest.Arrival,
-        to target: some ExchangeTarget
+        _ head: HTTPRequestHead, body: ByteBuffer?, key: Key, repeats: RepeatCache<Key>, keeping: Bool = false,
+        arrival: ServerRequest.Arrival, to target: some ExchangeTarget
     ) -> Bool {
         let request = self.request(head, body: body)
         let method = head.method.rawValue
         var match: StubRegistry.RepeatableMatch?
-        let keeping = body == nil && repeats.keepsNext()
+        let keeping = body == nil && (keeping || repeats.keepsNext())
         let decision = responder.decide(request, keepingRepeat: keeping, repeatable: &match, fileCheck: fileChecks)
         fileChecks.endWithTurn(of: eventLoop)
         switch decision {

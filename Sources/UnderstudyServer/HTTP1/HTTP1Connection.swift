@@ -31,12 +31,14 @@ final class HTTP1Connection: ExchangeTarget {
         // Files go with sendfile(2) only where nothing between here and the socket transforms
         // the bytes: an `https` connection's go through TLS.
         writer = HTTP1ResponseWriter(context: context, sendsFiles: exchange.scheme == "http", clock: exchange.clock, flushes: flushes)
+        fastPath.reads.connectionOpened()
     }
 
     /// The answering handler is gone: nothing more is written.
     func detach() {
         // The writer holds the context, which holds the handler.
         writer = nil
+        fastPath.reads.connectionClosed()
     }
 
     /// The client went away (or the server is stopping): a delivery under way is cancelled.
@@ -56,7 +58,7 @@ final class HTTP1Connection: ExchangeTarget {
             return fastPath.decided(kept: true)
         }
         if body != nil { repeats.forget() }
-        let kept = exchange.answer(head, body: body, key: head, repeats: repeats, arrival: arrival, to: self)
+        let kept = exchange.answer(head, body: body, key: head, repeats: repeats, keeping: fastPath.wantsKept, arrival: arrival, to: self)
         fastPath.decided(kept: kept)
     }
 

@@ -18,17 +18,19 @@ internal import NIOHTTP1
 /// - the connection's ``RepeatCache``, keyed by request head;
 /// - whether the decoder holds nothing (``atBoundary``), so that a read may be a request by itself.
 ///
-/// A read is looked up only at a boundary: after a read that held exactly one whole request and
-/// nothing else (one request passed on with nothing queued behind it, no body, decided at once
-/// and kept, the read starting with its request line and ending with the blank line, with one
-/// line per header field in between), or one answered here. Then nothing of an earlier read is
-/// left in the decoder for this read to finish. Such a read also keeps its request in the
-/// loop's ``RepeatedReads``. Any other read goes the usual way, as does a repeat that comes while
-/// a response is going (pipelined) or after the stubs changed.
+/// A read is looked up only at a boundary: before the connection's first read, after a read
+/// that held exactly one whole request and nothing else (one request passed on with nothing
+/// queued behind it, no body, decided at once and kept, the read starting with its request line
+/// and ending with the blank line, with one line per header field in between), or after one
+/// answered here. Then nothing of an earlier read is left in the decoder for this read to
+/// finish. Any other read goes the usual way, as does a repeat that comes while a response is
+/// going (pipelined) or after the stubs changed.
 ///
-/// A client that never repeats (a header that changes every time) is kept only as often as its
-/// ``RepeatCache`` backs off to (``RepeatBackoff``), so it reaches a boundary, and pays for a
-/// lookup, only as often.
+/// A read not answered here is offered to the loop's ``RepeatedReads``; when the loop saw the
+/// same bytes before, its request is kept (``wantsKept``), and the loop keeps it by its bytes
+/// if the read turns out to be exactly that request. A client that never repeats (a header
+/// that changes every time) is kept only as often as its ``RepeatCache`` backs off to
+/// (``RepeatBackoff``), and reaches a boundary, and pays for a lookup, only as often.
 struct HTTP1FastPath {
     /// Whether a request was passed on (or answered from a kept read) and its response has
     /// not ended.
@@ -37,8 +39,9 @@ struct HTTP1FastPath {
     let repeats = RepeatCache<HTTPRequestHead>()
     /// The requests the connection's event loop keeps by their reads' bytes.
     let reads: RepeatedReads
-    /// Whether the decoder holds nothing of a request: the last read was exactly one request.
-    private(set) var atBoundary = false
+    /// Whether the decoder holds nothing of a request: nothing read yet, or the last read was
+    /// exactly one request.
+    private(set) var atBoundary = true
     /// What the read under way led to, to tell whether it ended at a boundary.
     private var thisRead = ReadOutcome()
 
@@ -46,7 +49,13 @@ struct HTTP1FastPath {
         var passedOn = 0
         var queueEmpty = true
         var kept = false
+        /// Whether the loop saw the read's bytes before.
+        var seenBefore = false
     }
+
+    /// Whether the request of the read under way is to be kept for a repeat: the loop saw its
+    /// bytes before.
+    var wantsKept: Bool { thisRead.seenBefore }
 
     /// - Parameter reads: the loop's kept reads for the connection's scheme.
     init(reads: RepeatedReads = RepeatedReads()) {
@@ -60,12 +69,13 @@ struct HTTP1FastPath {
     /// the read goes to the decoder.
     mutating func read(_ bytes: ByteBuffer) -> RepeatedReads.Entry? {
         thisRead = ReadOutcome()
-        guard atBoundary, !isAnswering, let entry = reads.entry(for: bytes) else {
-            atBoundary = false
-            return nil
+        if atBoundary, !isAnswering, let entry = reads.entry(for: bytes) {
+            isAnswering = true
+            return entry
         }
-        isAnswering = true
-        return entry
+        atBoundary = false
+        thisRead.seenBefore = reads.offer(bytes)
+        return nil
     }
 
     /// The kept request could not be answered again (the stubs changed, so every read the loop
@@ -84,7 +94,7 @@ struct HTTP1FastPath {
         guard outcome.passedOn == 1, outcome.kept, outcome.queueEmpty, let entry = repeats.entry, Self.isExactly(entry.key, bytes)
         else { return }
         atBoundary = true
-        reads.keep(entry, for: bytes)
+        if outcome.seenBefore { reads.keep(entry, for: bytes) }
     }
 
     /// The connection handler passed a request on (or a refusal): a response is going.
