@@ -63,9 +63,17 @@ final class ServerShared: Sendable {
         /// The requests its `http` and its `https` connections answered, by their reads.
         let plainReads = RepeatedReads(), tlsReads = RepeatedReads()
 
+        /// The requests its HTTP/2 `http` and `https` connections answered, by HEADERS block.
+        let plainBlocks = RepeatedHeaderBlocks(), tlsBlocks = RepeatedHeaderBlocks()
+
         /// The kept reads of connections with `scheme`.
         func repeatedReads(scheme: String) -> RepeatedReads {
             scheme == "https" ? tlsReads : plainReads
+        }
+
+        /// The kept HEADERS blocks of HTTP/2 connections with `scheme`.
+        func repeatedBlocks(scheme: String) -> RepeatedHeaderBlocks {
+            scheme == "https" ? tlsBlocks : plainBlocks
         }
     }
 

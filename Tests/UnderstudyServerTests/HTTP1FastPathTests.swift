@@ -305,11 +305,11 @@ final class RepeatedReadsOfferTests: XCTestCase {
 
     func testTheQuickHashReadsEveryByte() {
         let base = read("/feed/0001.png")
-        var hashes: Set<UInt64> = [RepeatedReads.quickHash(base)]
+        var hashes: Set<UInt64> = [base.quickHash]
         for index in 0..<base.readableBytes {
             var changed = base
             changed.setInteger(base.getInteger(at: index, as: UInt8.self)! ^ 1, at: index)
-            hashes.insert(RepeatedReads.quickHash(changed))
+            hashes.insert(changed.quickHash)
         }
         XCTAssertEqual(hashes.count, base.readableBytes + 1, "a change to any one byte changes the hash")
     }

@@ -4,6 +4,7 @@ import NIOCore
 import NIOHPACK
 import NIOHTTP2
 import NIOPosix
+import NIOSSL
 
 /// A small HTTP/2 client (h2c with prior knowledge) on NIO's own HTTP/2 codec, for what curl and
 /// httpx do not show: several streams on one connection, and each stream's frames, resets and
@@ -34,15 +35,27 @@ final class HTTP2TestClient: Sendable {
 
     /// Opens a connection to 127.0.0.1:`port` and sends the preface.
     /// - Parameters:
+    ///   - trusting: over TLS (ALPN `h2`), trusting only this CA's certificate (DER); h2c with
+    ///     prior knowledge when `nil`. Either way the requests' `:scheme` is `http`, as
+    ///     ``start(_:method:authority:headers:body:trailers:endsStream:omitting:timeout:)`` sends it.
     ///   - validatesContentLength: whether NIO checks DATA against `content-length` (off to
     ///     see what a server sent beyond it, or to send a request that breaks it).
     ///   - validatesHeaders: whether NIO checks header blocks (off to send malformed ones).
-    static func connect(port: Int, validatesContentLength: Bool = true, validatesHeaders: Bool = true) async throws -> HTTP2TestClient {
+    static func connect(
+        port: Int, trusting ca: [UInt8]? = nil, validatesContentLength: Bool = true, validatesHeaders: Bool = true
+    ) async throws -> HTTP2TestClient {
         let goAways = NIOLockedValueBox<[HTTP2StreamID]>([])
+        let tls = try ca.map { der in
+            var configuration = TLSConfiguration.makeClientConfiguration()
+            configuration.trustRoots = .certificates([try NIOSSLCertificate(bytes: der, format: .der)])
+            configuration.applicationProtocols = ["h2"]
+            return try NIOSSLContext(configuration: configuration)
+        }
         let (channel, multiplexer) = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connect(host: "127.0.0.1", port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
+                    if let tls { try sync.addHandler(NIOSSLClientHandler(context: tls, serverHostname: nil)) }
                     var configuration = NIOHTTP2Handler.ConnectionConfiguration()
                     configuration.contentLengthValidation = validatesContentLength ? .enabled : .disabled
                     configuration.headerBlockValidation = validatesHeaders ? .enabled : .disabled

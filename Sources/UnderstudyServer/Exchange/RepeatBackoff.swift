@@ -2,8 +2,8 @@
 /// bytes), for a client that may or may not repeat itself: always, until ``patience`` kept ones
 /// in a row were not repeated; then only every ``retryInterval``-th time, until a repeat comes
 /// again. A client that never repeats (a header that changes every time) then pays for keeping
-/// and comparing one request in 32. Each ``RepeatCache`` has one; over HTTP/1.1 a read answered
-/// from its event loop's ``RepeatedReads`` counts as a repeat.
+/// and comparing one request in 32. Each ``RepeatCache`` has one; a request answered from its
+/// event loop's ``RepeatedRequests`` counts as a repeat.
 struct RepeatBackoff {
     static let patience = 4
     static let retryInterval = 32

@@ -1,5 +1,4 @@
 internal import NIOCore
-internal import NIOHPACK
 internal import NIOHTTP1
 import Understudy
 
@@ -15,12 +14,15 @@ protocol RepeatKey {
 /// keep-alive client asking for one image over and over costs), and when to keep one
 /// (``RepeatBackoff``).
 ///
-/// HTTP/1.1 keys a request by its head (``HTTP1FastPath`` holds its cache), HTTP/2 by its
-/// HEADERS block (``HTTP2Connection`` holds one for its streams, which take turns at it).
+/// HTTP/1.1 keys a request by its head (``HTTP1FastPath`` holds its cache, and looks a decoded
+/// request up in it: ``entry(repeatedBy:)``), HTTP/2 by its HEADERS block (``HTTP2Connection``
+/// holds one for its streams; what it keeps goes on to the loop's ``RepeatedHeaderBlocks``,
+/// where repeats are looked up). Either way the entry kept is what its event loop's
+/// ``RepeatedRequests`` keeps too.
 ///
 /// A class: the exchange updates it while the answer it gives may end a response, whose end the
 /// connection's state hears of (a struct would be accessed twice at once).
-final class RepeatCache<Key: RepeatKey> {
+final class RepeatCache<Key> {
     /// What answering a repeat needs.
     struct Entry {
         let key: Key
@@ -34,14 +36,6 @@ final class RepeatCache<Key: RepeatKey> {
     private var backoff = RepeatBackoff()
 
     init() {}
-
-    /// The entry `key` repeats. Any other request forgets the entry: the client did not repeat it.
-    func entry(repeatedBy key: Key) -> Entry? {
-        guard let entry else { return nil }
-        if key.repeats(entry.key) { return entry }
-        forget()
-        return nil
-    }
 
     /// The entry was answered again.
     func repeated() {
@@ -66,18 +60,20 @@ final class RepeatCache<Key: RepeatKey> {
     }
 }
 
+extension RepeatCache where Key: RepeatKey {
+    /// The entry `key` repeats. Any other request forgets the entry: the client did not repeat it.
+    func entry(repeatedBy key: Key) -> Entry? {
+        guard let entry else { return nil }
+        if key.repeats(entry.key) { return entry }
+        forget()
+        return nil
+    }
+}
+
 extension HTTPRequestHead: RepeatKey {
     /// Same method, target, version and header lines in the same order.
     func repeats(_ kept: HTTPRequestHead) -> Bool {
         guard method == kept.method, uri == kept.uri, version == kept.version, headers.count == kept.headers.count else { return false }
         return zip(headers, kept.headers).allSatisfy { $0.name == $1.name && $0.value == $1.value }
-    }
-}
-
-extension HPACKHeaders: RepeatKey {
-    /// The same fields, in order.
-    func repeats(_ kept: HPACKHeaders) -> Bool {
-        guard count == kept.count else { return false }
-        return zip(self, kept).allSatisfy { $0.name == $1.name && $0.value == $1.value }
     }
 }

@@ -85,7 +85,7 @@ final class StubExchange {
 
     /// Answers a request whose `key` repeats the one `repeats` kept with the same stub;
     /// `false` when it does not repeat it or the stubs changed since (it must be decided in full).
-    func answerRepeat<Key>(_ key: Key, repeats: RepeatCache<Key>, arrival: ServerRequest.Arrival, to target: some ExchangeTarget) -> Bool {
+    func answerRepeat<Key: RepeatKey>(_ key: Key, repeats: RepeatCache<Key>, arrival: ServerRequest.Arrival, to target: some ExchangeTarget) -> Bool {
         guard let entry = repeats.entry(repeatedBy: key) else { return false }
         return answerAgain(entry.request, method: entry.method, match: entry.match, repeats: repeats, arrival: arrival, to: target)
     }

@@ -67,7 +67,7 @@ struct HTTP1FastPath {
     /// A read from the socket. Returns the kept request when the read repeats one and may be
     /// answered now; the caller then answers it, or finds it stale (``repeatFailed()``). `nil`:
     /// the read goes to the decoder.
-    mutating func read(_ bytes: ByteBuffer) -> RepeatedReads.Entry? {
+    mutating func read(_ bytes: ByteBuffer) -> RepeatedRead? {
         thisRead = ReadOutcome()
         if atBoundary, !isAnswering, let entry = reads.entry(for: bytes) {
             isAnswering = true

@@ -12,7 +12,7 @@ import Understudy
 /// answers with too. It is the exchange's target: it points an ``HTTP2ResponseWriter`` at the
 /// response, which writes it as frames.
 ///
-/// A HEADERS block that repeats the last one a fixed canned stub answered on the connection is
+/// A HEADERS block that repeats one a fixed canned stub answered lately on the event loop is
 /// answered again without being converted.
 final class HTTP2Stream: ExchangeTarget {
     private enum State {
@@ -35,6 +35,8 @@ final class HTTP2Stream: ExchangeTarget {
     private var bodyTimer: LoopAlarm?
     /// The request's HEADERS block: the key a repeat of it is known by.
     private var block = HPACKHeaders()
+    /// Whether to keep the request for a repeat of its block: the loop saw the block before.
+    private var keeping = false
     /// The stream's inbound flow-control window, given back while its body arrives.
     private let window = HTTP2InboundWindow()
 
@@ -105,9 +107,14 @@ final class HTTP2Stream: ExchangeTarget {
         case .headers(let frame):
             switch state {
             case .awaitingHead:
-                if frame.endStream, connection.answerRepeat(frame.headers, on: self) {
-                    state = .answering
-                    return
+                if frame.endStream {
+                    switch connection.lookUpRepeat(frame.headers, on: self) {
+                    case .answered:
+                        state = .answering
+                        return
+                    case .decideInFull(let keep):
+                        keeping = keep
+                    }
                 }
                 let head: HTTPRequestHead
                 do {
@@ -185,7 +192,9 @@ final class HTTP2Stream: ExchangeTarget {
             admin = AdminExchange.start(head, body: body, admin: connection.shared.admin, writer: writer)
             return
         }
-        connection.answer(head, body: body, block: block, arrival: request.arrival(endingAt: connection.eventLoop.now), on: self)
+        connection.answer(
+            head, body: body, block: block, keeping: keeping, arrival: request.arrival(endingAt: connection.eventLoop.now), on: self
+        )
     }
 
     /// Answers the request in hand with `status` before it is whole, journaled as a refusal.
