@@ -30,6 +30,24 @@ final class JournalRingTests: XCTestCase {
         XCTAssertEqual(ring.last?.request.path, "/40")
     }
 
+    /// A journal bounded to hold five records rotates through five slots, not the next power
+    /// of two: its memory is what its bound says.
+    func testAReservedRingRotatesThroughExactlyTheSlotsReserved() throws {
+        var ring = JournalRing()
+        ring.reserveCapacity(5)
+        XCTAssertEqual(ring.capacity, 5)
+        for n in 1...5 { ring.append(try record(n)) }
+        for n in 6...23 {
+            ring.removeFirst(1)
+            ring.append(try record(n))
+            XCTAssertEqual(paths(ring), ((n - 4)...n).map { "/\($0)" }, "after /\(n), wrapped around")
+        }
+        XCTAssertEqual(ring.capacity, 5)
+        ring.append(try record(24))
+        XCTAssertEqual(ring.capacity, 10, "full, it doubles")
+        XCTAssertEqual(paths(ring), (19...24).map { "/\($0)" })
+    }
+
     func testARecordIsUpdatedInPlaceAndACopyKeepsWhatItHad() throws {
         var ring = JournalRing()
         for n in 1...3 { ring.append(try record(n)) }

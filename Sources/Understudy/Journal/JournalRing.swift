@@ -6,8 +6,9 @@
 /// Copying the ring itself (a reader taking the records out of the journal's lock) shares its
 /// storage, as any Swift collection does.
 struct JournalRing: RandomAccessCollection, Sendable {
-    /// The slots, a power of two of them (at least one), empty outside `head..<head + count`
-    /// (modulo their number).
+    /// The slots (at least one), empty outside `head..<head + count` (modulo their number). As
+    /// many as were reserved, not rounded up: a journal bounded to fill 26,000 slots rotates
+    /// through 26,000, not 32,768.
     private var slots: ContiguousArray<JournalRecord?>
     /// The slot of the oldest record.
     private var head = 0
@@ -16,6 +17,9 @@ struct JournalRing: RandomAccessCollection, Sendable {
     init() {
         slots = [nil]
     }
+
+    /// How many records fit before the ring grows.
+    var capacity: Int { slots.count }
 
     var startIndex: Int { 0 }
     var endIndex: Int { count }
@@ -41,7 +45,8 @@ struct JournalRing: RandomAccessCollection, Sendable {
 
     /// Adds `record` as the newest.
     mutating func append(_ record: consuming JournalRecord) {
-        if count == slots.count { grow(to: count + 1) }
+        // Full, and not reserved for more: twice the room, as any growing collection.
+        if count == slots.count { grow(to: slots.count * 2) }
         slots[slot(count)] = consume record
         count += 1
     }
@@ -51,7 +56,7 @@ struct JournalRing: RandomAccessCollection, Sendable {
         precondition(dropped >= 0 && dropped <= count, "dropping more records than the journal holds")
         for _ in 0..<dropped {
             slots[head] = nil
-            head = (head + 1) & (slots.count - 1)
+            head = head + 1 == slots.count ? 0 : head + 1
         }
         count -= dropped
     }
@@ -65,13 +70,12 @@ struct JournalRing: RandomAccessCollection, Sendable {
     }
 
     private func slot(_ position: Int) -> Int {
-        (head + position) & (slots.count - 1)
+        let slot = head + position
+        return slot < slots.count ? slot : slot - slots.count
     }
 
-    /// Moves the records, oldest first, into `minimum` slots or more (the next power of two).
-    private mutating func grow(to minimum: Int) {
-        var size = slots.count
-        while size < minimum { size *= 2 }
+    /// Moves the records, oldest first, into `size` slots.
+    private mutating func grow(to size: Int) {
         var larger = ContiguousArray<JournalRecord?>(repeating: nil, count: size)
         for position in 0..<count {
             larger[position] = slots[slot(position)].take()
