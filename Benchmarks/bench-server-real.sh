@@ -11,6 +11,12 @@
 #            a fixed `traceparent` and a query string that differs on every request
 #            (`/4k.png?trace=N`, 100,000 distinct URIs from its input file): every HEADERS block
 #            differs, as with a varying header, and both servers ignore the query for a file.
+#   one      the same 4 KB PNG, one URL, every request alike (wrk: a Lua script too; h2load: a
+#            list of that one URI): not real traffic, but the one-URL row measured in the same
+#            rounds as the two above, so that how much faster one URL goes than the feed can be
+#            set beside nginx's own figure from the same minutes. (The one-URL rows of
+#            bench-server.sh run half an hour apart from these, and this VM's rates move by 15%
+#            and more between runs.)
 #
 # Each at -c16 and -c64 over HTTP/1.1 (wrk -t2), HTTPS (wrk -t2, TLS 1.3) and h2 over TLS
 # (h2load -t2 -m10, ALPN), both servers with one P-256 certificate (server/make_cert.sh). Target
@@ -135,6 +141,7 @@ for s in understudy nginx; do
     base="$(base_url h2tls "$s")"
     for ((n = 0; n < feed_size; n++)); do printf '%s/feed/%04d.png\n' "$base" "$n"; done >"$work/feed-$s.uris"
     awk -v b="$base" 'BEGIN { for (n = 1; n <= 100000; n++) printf "%s/4k.png?trace=%d\n", b, n }' >"$work/traced-$s.uris"
+    echo "$base/4k.png" >"$work/one-$s.uris"
 done
 
 # CPU time (utime + stime, in clock ticks) of a server: understudy's process, or nginx's master
@@ -177,12 +184,13 @@ run_client() {
 echo
 echo "Real-traffic rows: understudy :$understudy_port and https :$tls_port (pid $understudy_pid), nginx $nginx_version" \
      ":$nginx_http, https :$nginx_https, h2 :$nginx_h2 ($cores workers)"
-echo "feed = $feed_size different 4 KB PNGs, one stub each; traced = one 4 KB PNG, a traceparent differing per request" \
+echo "feed = $feed_size different 4 KB PNGs, one stub each; traced = one 4 KB PNG, a traceparent differing per request;" \
+     "one = that PNG, the same request every time" \
      "(h2: a query differing per request, fixed traceparent)"
 echo "Load average before the runs: $(cut -d' ' -f1-3 /proc/loadavg) on $cores cores"
 echo "wrk -t2 / h2load -t2 -m10, -c{16,64} -d${duration}s, $rounds rounds, servers alternating; warm-up ${warmup}s a row each"
 for set in "${sets[@]}"; do
-    for shape in feed traced; do
+    for shape in feed traced one; do
         for s in understudy nginx; do run_client "$set" "$shape" "$s" 64 "$warmup" >/dev/null; done
     done
 done
@@ -193,7 +201,7 @@ for round in $(seq "$rounds"); do
     order=(understudy nginx)
     if (( round % 2 == 0 )); then order=(nginx understudy); fi
     for set in "${sets[@]}"; do
-        for shape in feed traced; do
+        for shape in feed traced one; do
             for c in 16 64; do
                 for s in "${order[@]}"; do
                     before="$(server_ticks "$s")"
@@ -246,6 +254,22 @@ for (tset, shape, c), by in sorted(rows.items(), key=lambda kv: (order[kv[0][0]]
     ok &= passed
     print(f"  {tset:<6} {shape:<7} -c{c:<3} {ur:>10.0f} {nr:>10.0f}  {ratio:4.2f}x  {'PASS' if ratio >= 0.8 else 'FAIL'}"
           f"   {spread:<20}  {uc:6.1f} / {nc:5.1f}        {rss:5.1f}{'' if rss < 64 else ' FAIL'} / {idle:5.1f}")
+# One URL against the feed, per server: the median over the rounds of one's rate over the
+# feed's in the same round. Ours may exceed nginx's by no more than nginx's own.
+gaps = []
+for (tset, shape, c), by in sorted(rows.items(), key=lambda kv: (order[kv[0][0]], kv[0][2])):
+    feed = rows.get((tset, "feed", c))
+    if shape != "one" or not feed:
+        continue
+    def gap(server):
+        one, fed = by[server]["by_round"], feed[server]["by_round"]
+        return statistics.median([one[r] / fed[r] for r in one if fed.get(r)])
+    gaps.append((tset, c, gap("understudy"), gap("nginx")))
+if gaps:
+    print("One URL over the feed, same rounds (median of the rounds' one/feed)   understudy   nginx")
+    for tset, c, ours, theirs in gaps:
+        print(f"  {tset:<6} -c{c:<3}                                                    {ours:5.2f}x   {theirs:5.2f}x"
+              f"  {'within nginx' if ours <= theirs + 0.005 else 'over nginx by ' + format(ours - theirs, '.2f')}")
 if errors:
     print(f"socket errors, failed or non-2xx requests: {errors}")
     ok = False

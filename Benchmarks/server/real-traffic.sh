@@ -4,6 +4,8 @@
 #                                                         stub each (as a replayed HAR makes)
 #   $work/feed.lua     wrk: every thread walks the 1,000 URLs in turn, from its own start
 #   $work/traced.lua   wrk: /4k.png with a W3C traceparent that differs on every request
+#   $work/one.lua      wrk: /4k.png, the same request every time, made per request as the
+#                      others are (so the three shapes cost wrk alike)
 feed_size=1000
 python3 Benchmarks/server/make_feed.py "$work/stubs/feed" "$feed_size" 4096
 {
@@ -32,5 +34,9 @@ function request()
     local trace = string.format("00-%08x%08x%08x%08x-%08x%08x-01", id, n, 4242, n, id, n)
     return wrk.format("GET", "/4k.png", { ["traceparent"] = trace })
 end
+LUA
+cat >"$work/one.lua" <<'LUA'
+-- One URL, the same request every time, made as feed.lua and traced.lua make theirs.
+function request() return wrk.format("GET", "/4k.png") end
 LUA
 chmod -R a+rX "$work"
