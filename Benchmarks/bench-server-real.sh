@@ -184,9 +184,8 @@ run_client() {
 echo
 echo "Real-traffic rows: understudy :$understudy_port and https :$tls_port (pid $understudy_pid), nginx $nginx_version" \
      ":$nginx_http, https :$nginx_https, h2 :$nginx_h2 ($cores workers)"
-echo "feed = $feed_size different 4 KB PNGs, one stub each; traced = one 4 KB PNG, a traceparent differing per request;" \
-     "one = that PNG, the same request every time" \
-     "(h2: a query differing per request, fixed traceparent)"
+echo "feed = $feed_size different 4 KB PNGs, one stub each; traced = one 4 KB PNG, a traceparent differing per request" \
+     "(h2: a query differing per request, fixed traceparent); one = that PNG, the same request every time"
 echo "Load average before the runs: $(cut -d' ' -f1-3 /proc/loadavg) on $cores cores"
 echo "wrk -t2 / h2load -t2 -m10, -c{16,64} -d${duration}s, $rounds rounds, servers alternating; warm-up ${warmup}s a row each"
 for set in "${sets[@]}"; do
