@@ -130,10 +130,17 @@ struct QuickHash {
 
     /// Adds the UTF-8 of `string`.
     mutating func combine(_ string: String) {
-        let done: Void? = string.utf8.withContiguousStorageIfAvailable { combine(UnsafeRawBufferPointer($0)) }
-        if done == nil { Array(string.utf8).withUnsafeBytes { combine($0) } }
+        string.withUTF8Bytes { combine($0) }
     }
 
     /// The hash, never 0.
     var value: UInt64 { state == 0 ? 1 : state }
+}
+
+extension String {
+    /// Calls `body` with the string's UTF-8 bytes: in place for a native string, else copied.
+    func withUTF8Bytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        if let result = utf8.withContiguousStorageIfAvailable({ body(UnsafeRawBufferPointer($0)) }) { return result }
+        return Array(utf8).withUnsafeBytes(body)
+    }
 }

@@ -25,8 +25,8 @@ struct HeaderBlock: RepeatedRequestKey {
     func hash(into hasher: inout Hasher) {
         hasher.combine(fields.count)
         for field in fields {
-            Self.withBytes(of: field.name) { hasher.combine(bytes: $0) }
-            Self.withBytes(of: field.value) { hasher.combine(bytes: $0) }
+            field.name.withUTF8Bytes { hasher.combine(bytes: $0) }
+            field.value.withUTF8Bytes { hasher.combine(bytes: $0) }
         }
     }
 
@@ -50,17 +50,12 @@ struct HeaderBlock: RepeatedRequestKey {
     }
 
     private static func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
-        withBytes(of: lhs) { left in
-            withBytes(of: rhs) { right in
+        lhs.withUTF8Bytes { left in
+            rhs.withUTF8Bytes { right in
                 guard left.count == right.count else { return false }
                 guard let leftStart = left.baseAddress, let rightStart = right.baseAddress else { return true }
                 return memcmp(leftStart, rightStart, left.count) == 0
             }
         }
-    }
-
-    private static func withBytes<Result>(of string: String, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
-        if let result = string.utf8.withContiguousStorageIfAvailable({ body(UnsafeRawBufferPointer($0)) }) { return result }
-        return Array(string.utf8).withUnsafeBytes(body)
     }
 }
