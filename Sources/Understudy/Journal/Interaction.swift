@@ -169,26 +169,25 @@ package struct InteractionResult: Sendable {
     package var network: NetworkProfile?
     /// Where the request left the answering stub's scenario.
     package var scenario: ScenarioStep?
+}
 
+extension InteractionResult {
     /// Creates a result.
+    ///
+    /// In an extension, so that the struct keeps its memberwise initializer, which builds the
+    /// result in place: one set field by field was built in a temporary and copied out, each
+    /// of its fields retained and released (``StubAnswer/result(_:)`` uses the memberwise one,
+    /// for every request a server answers).
     package init(
         stubName: String?, status: Int?, headers: HeaderFields = [:], bodyBytesSent: Int = 0,
         outcome: Interaction.Outcome, nearMisses: [NearMiss] = [], transport: Interaction.Transport? = nil,
         responseBody: Data? = nil, timing: Interaction.Timing = Interaction.Timing(), renderID: UInt64? = nil,
         httpVersion: String? = nil, network: NetworkProfile? = nil, scenario: ScenarioStep? = nil
     ) {
-        self.scenario = scenario
-        self.network = network
-        self.httpVersion = httpVersion
-        self.timing = timing
-        self.renderID = renderID
-        self.transport = transport
-        self.responseBody = responseBody
-        self.stubName = stubName
-        self.status = status
-        self.headers = headers
-        self.bodyBytesSent = bodyBytesSent
-        self.outcome = outcome
-        self.nearMisses = nearMisses
+        self.init(
+            stubName: stubName, status: status, headers: headers, bodyBytesSent: bodyBytesSent, responseBody: responseBody,
+            outcome: outcome, nearMisses: nearMisses, transport: transport, timing: timing, renderID: renderID,
+            httpVersion: httpVersion, network: network, scenario: scenario
+        )
     }
 }

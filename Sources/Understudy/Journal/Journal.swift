@@ -247,7 +247,9 @@ public final class Journal: Sendable {
     ///   - redirectedFrom: the entry whose redirect led here, for redirect hops.
     ///   - httpVersion: `HTTP/1.1` or `HTTP/2`, what the request came over.
     package func open(_ request: StubRequest, transport: Interaction.Transport, redirectedFrom: Int? = nil, httpVersion: String = "HTTP/1.1") -> Int {
-        append(request, transport: transport, redirectedFrom: redirectedFrom, result: nil, isHTTP2: httpVersion == "HTTP/2")
+        var record = JournalRecord(request, transport: transport, redirectedFrom: redirectedFrom, startTime: Date())
+        record.isHTTP2 = httpVersion == "HTTP/2"
+        return append(consume record, of: request, inFlight: true)
     }
 
     /// Records a request together with how it ended, for a response delivered the moment its
@@ -265,29 +267,29 @@ public final class Journal: Sendable {
         _ request: StubRequest, transport: Interaction.Transport, startTime: Date, result: InteractionResult,
         body: @autoclosure () -> Data? = nil
     ) -> Int {
-        append(request, transport: transport, redirectedFrom: nil, startTime: startTime, result: result, body: body)
+        // Built and completed before taking the lock, which every event loop's every request
+        // takes: only numbering and appending happen under it. The body, if the journal keeps
+        // bodies, is added under the lock, which knows.
+        var record = JournalRecord(request, transport: transport, redirectedFrom: nil, startTime: startTime)
+        record.complete(with: result, body: nil, at: Date())
+        return append(consume record, of: request, inFlight: false, body: result.responseBody ?? body())
     }
 
+    /// Appends `record`, made of `request`: in flight (opened), or complete with `body` (the body
+    /// bytes sent, made only if the journal keeps bodies).
+    ///
+    /// The record is taken by move (`consuming`, then out of an optional into the lock's
+    /// closure): each copy of a record, or of an ``InteractionResult``, retained and released
+    /// every field of it, for every request a server answers.
     private func append(
-        _ request: StubRequest, transport: Interaction.Transport, redirectedFrom: Int?, startTime: Date? = nil, result: InteractionResult?,
-        body: () -> Data? = { nil }, isHTTP2: Bool = false
+        _ record: consuming JournalRecord, of request: StubRequest, inFlight: Bool, body: @autoclosure () -> Data? = nil
     ) -> Int {
-        let now = Date()
-        // Built before taking the lock, which every event loop's every request takes: only
-        // numbering and appending happen under it.
-        // Held in an optional to be moved into the journal (`take()`), not copied: a copy
-        // retained and released each of the record's fields, under the lock.
-        var pending = Optional(JournalRecord(request, transport: transport, redirectedFrom: redirectedFrom, startTime: startTime ?? now))
-        pending!.isHTTP2 = isHTTP2
-        if let result {
-            // The body, if the journal keeps bodies, is added under the lock, which knows.
-            pending!.complete(with: result, body: nil, at: now)
-        }
+        var pending = Optional(record)
         let (id, ready, watchers) = state.withLock { state -> (Int, [CheckedContinuation<Void, any Error>], [CheckedContinuation<Int, Never>]) in
             var record = pending.take()!
             let id = state.nextID
             state.nextID += 1
-            if state.keepsBodies, let result, let body = result.responseBody ?? body() {
+            if state.keepsBodies, !inFlight, let body = body() {
                 record.keepBody(body)
             }
             // A limit of 0 keeps nothing (`--no-request-journal`): the request is numbered and
@@ -301,7 +303,7 @@ public final class Journal: Sendable {
                 if let byteLimit = state.byteLimit, state.bytes + Int(record.bytes) > byteLimit {
                     Self.drop(Self.countToDrop(freeing: state.bytes + Int(record.bytes) - byteLimit, keeping: 0, in: state), from: &state)
                 }
-                if result == nil { state.inFlight += 1 }
+                if inFlight { state.inFlight += 1 }
                 state.bytes += Int(record.bytes)
                 // Moved in: passed as it is, the record is copied (each field retained) and the
                 // local then destroyed (each released), under the lock.

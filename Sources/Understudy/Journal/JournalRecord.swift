@@ -75,25 +75,6 @@ struct JournalRecord: Sendable {
     var isHTTP2 = false
     private var extras: Extras?
 
-    init(_ request: StubRequest, transport: Interaction.Transport, redirectedFrom: Int?, startTime: Date) {
-        method = request.method
-        if let target = request.originFormTarget, let scheme = OriginScheme(request.scheme) {
-            originScheme = scheme
-            urlText = target
-        } else {
-            originScheme = nil
-            urlText = request.urlString
-        }
-        headers = PackedHeaders(request.headers)
-        body = request.body
-        timeoutInterval = Float(request.timeoutInterval)
-        self.startTime = startTime.timeIntervalSinceReferenceDate
-        self.transport = transport
-        extras = Extras.make(redirectedFrom: redirectedFrom, nearMisses: [], responseBody: nil)
-        bytes = UInt32(clamping: Self.size + Self.heapBytes(method) + Self.heapBytes(urlText) + headers.heapBytes + Self.heapBytes(body)
-            + (extras == nil ? 0 : 48))
-    }
-
     /// A record's own size in the journal's ring buffer.
     static let size = MemoryLayout<JournalRecord>.stride
 
@@ -220,5 +201,31 @@ struct JournalRecord: Sendable {
     /// Whether no stub answered it (see ``Journal/unmatched``).
     var isUnmatched: Bool {
         outcome == .unmatched || (stubName == nil && transport == .proxy)
+    }
+}
+
+extension JournalRecord {
+    /// The record of `request`, in flight.
+    ///
+    /// An extension's initializer that calls the memberwise one: set field by field in the
+    /// struct's own initializer, the record was built in a temporary and copied out, each of
+    /// its fields retained and released, for every request a server answers.
+    init(_ request: StubRequest, transport: Interaction.Transport, redirectedFrom: Int?, startTime: Date) {
+        let urlText: String, originScheme: OriginScheme?
+        if let target = request.originFormTarget, let scheme = OriginScheme(request.scheme) {
+            originScheme = scheme
+            urlText = target
+        } else {
+            originScheme = nil
+            urlText = request.urlString
+        }
+        let method = request.method, headers = PackedHeaders(request.headers), body = request.body
+        let extras = redirectedFrom.map { Extras(redirectedFrom: $0, nearMisses: [], responseBody: nil, network: nil) }
+        let bytes = Self.size + Self.heapBytes(method) + Self.heapBytes(urlText) + headers.heapBytes + Self.heapBytes(body) + (extras == nil ? 0 : 48)
+        self.init(
+            method: method, urlText: urlText, headers: headers, body: body, timeoutInterval: Float(request.timeoutInterval),
+            startTime: startTime.timeIntervalSinceReferenceDate, bytes: UInt32(clamping: bytes), originScheme: originScheme,
+            transport: transport, extras: extras
+        )
     }
 }

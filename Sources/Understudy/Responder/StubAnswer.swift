@@ -78,6 +78,7 @@ package struct StubAnswer: Sendable {
             status: delivery.headSent ? response.status : nil,
             headers: delivery.headSent ? response.headers : [:],
             bodyBytesSent: delivery.bodyBytesSent,
+            responseBody: nil,
             outcome: outcome,
             nearMisses: nearMisses,
             transport: transport,

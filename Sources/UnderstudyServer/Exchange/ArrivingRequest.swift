@@ -20,8 +20,8 @@ struct ArrivingRequest {
         self.headTime = headTime
     }
 
-    /// Whether the head declares a body over `limit` bytes.
-    func declaresMore(than limit: Int) -> Bool {
+    /// Whether `head` declares a body over `limit` bytes.
+    static func declares(_ head: HTTPRequestHead, moreThan limit: Int) -> Bool {
         head.headers.first(name: "content-length").flatMap(Int.init).map { $0 > limit } ?? false
     }
 
@@ -40,6 +40,12 @@ struct ArrivingRequest {
     /// When it arrived, whole at `endTime`.
     func arrival(endingAt endTime: NIODeadline) -> ServerRequest.Arrival {
         ServerRequest.Arrival(start: start, headTime: headTime, endTime: endTime)
+    }
+
+    /// The request, whole at `endTime`: its head and body moved into it, not copied (a copy
+    /// retained and released each part of the head).
+    consuming func whole(at endTime: NIODeadline) -> ServerRequest {
+        .request(head, body: body, arrival: arrival(endingAt: endTime))
     }
 }
 

@@ -34,6 +34,19 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
         case receiving(ArrivingRequest)
         /// A refusal is on its way: the rest of this request and anything after it is dropped.
         case refusing
+
+        /// The request being received, moved out with `.idle` left in its place (a copy
+        /// retained and released each part of its head); `nil`, changing nothing, when none is.
+        mutating func takeRequest() -> ArrivingRequest? {
+            switch consume self {
+            case .receiving(let request):
+                self = .idle
+                return request
+            case let other:
+                self = other
+                return nil
+            }
+        }
     }
 
     private enum Queued {
@@ -140,12 +153,13 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
             if case .refusing = readState { return }
             let now = context.eventLoop.now
             awaitingSince = now
-            let request = ArrivingRequest(head, at: now)
-            readState = .receiving(request)
-            if request.declaresMore(than: settings.maxBodySize) {
+            let tooLarge = ArrivingRequest.declares(head, moreThan: settings.maxBodySize)
+            let hostless = head.version == .http1_1 && !head.headers.contains(name: "host") && head.uri.hasPrefix("/")
+            readState = .receiving(ArrivingRequest(head, at: now))
+            if tooLarge {
                 return refuse(.bodyOverLimit(settings.maxBodySize), head: head, context: context)
             }
-            if head.version == .http1_1, !head.headers.contains(name: "host"), head.uri.hasPrefix("/") {
+            if hostless {
                 return refuse(.refused(status: 400, "bad request: an HTTP/1.1 request needs a Host header (RFC 9112 section 3.2)"), head: head, context: context)
             }
             // The body has its own timeout, counted from the head. The timer already set usually
@@ -154,26 +168,22 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
                 scheduleTimer(at: now + settings.bodyTimeout, context: context)
             }
         case .body(let chunk):
-            guard case .receiving(var request) = readState else { return }
             // Out of the state while it grows, so that its buffer is not shared and copied.
-            readState = .idle
+            guard var request = readState.takeRequest() else { return }
             guard request.append(chunk, limit: settings.maxBodySize) else {
                 readState = .receiving(request)
                 return refuse(.bodyOverLimit(settings.maxBodySize), head: request.head, context: context)
             }
             readState = .receiving(request)
         case .end:
-            guard case .receiving(let request) = readState else { return }
-            readState = .idle
-            let head = request.head
-            if head.headers.contains(name: "upgrade"),
-               head.headers[canonicalForm: "connection"].contains(where: { $0.lowercased() == "upgrade" }) {
+            guard let request = readState.takeRequest() else { return }
+            if request.head.headers.contains(name: "upgrade"),
+               request.head.headers[canonicalForm: "connection"].contains(where: { $0.lowercased() == "upgrade" }) {
                 parserStopped = true
             }
             awaitingSince = nil
             connection.fastPath.passedOn(queueEmpty: queued.isEmpty)
-            let arrival = request.arrival(endingAt: context.eventLoop.now)
-            context.fireChannelRead(wrapInboundOut(.request(head, body: request.body, arrival: arrival)))
+            context.fireChannelRead(wrapInboundOut(request.whole(at: context.eventLoop.now)))
         }
     }
 

@@ -152,7 +152,7 @@ final class HTTP2Stream: ExchangeTarget {
         let request = ArrivingRequest(head, at: connection.eventLoop.now)
         state = .receiving(request)
         self.block = block
-        if request.declaresMore(than: maxBodySize) {
+        if ArrivingRequest.declares(head, moreThan: maxBodySize) {
             return refuse(.bodyOverLimit(maxBodySize))
         }
         // The rest of the request has the body timeout, counted from its head, per stream:
