@@ -231,13 +231,25 @@ public final class StubRegistry: Sendable {
     /// exhaust other stubs with `times`, which then match nothing. A `.custom` matcher breaks the
     /// first point (its closure may read any state), so while any stub has one there are no
     /// repeatable matches: every request is matched anew.
-    package struct RepeatableMatch: @unchecked Sendable {  // the entry is only touched under the registry's lock
+    ///
+    /// A class: the transports keep it with each request they may answer again, and copy it
+    /// with each answer, and copying a struct of the stub's response retained and released
+    /// each of its parts.
+    package final class RepeatableMatch: @unchecked Sendable {  // the entry is only touched under the registry's lock
         fileprivate let version: UInt64
         fileprivate let entry: StubEntry
         fileprivate let response: StubResponse
         fileprivate let renderCache: RenderCache
         /// The global delay when it was made (changing it moves the version on).
         fileprivate let globalDelay: Duration
+
+        fileprivate init(version: UInt64, entry: StubEntry, response: StubResponse, renderCache: RenderCache, globalDelay: Duration) {
+            self.version = version
+            self.entry = entry
+            self.response = response
+            self.renderCache = renderCache
+            self.globalDelay = globalDelay
+        }
     }
 
     /// ``resolveImmediately(_:)``, also saying how an identical request may be answered again,
