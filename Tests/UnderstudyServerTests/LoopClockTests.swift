@@ -126,7 +126,8 @@ final class LoopClockTests: XCTestCase {
 
     func testPacedBodiesShareTheirWakeUpsAndEachNextSliceWaitsForItsOwnInstant() {
         // Two paced bodies of 3 slices at 10,000 B/s, started a millisecond apart: each slice
-        // waits 100 ms, rounded up to the same 4 ms instant, so the two share every wake-up.
+        // waits 100 ms, rounded up to the same instant of a 12.5 ms grid (an eighth of the
+        // wait), so the two share every wake-up.
         let paced = PreparedResponse(status: 200, body: Data(count: 3_000), bandwidth: .bytesPerSecond(10_000))
         loop.advanceTime(by: .milliseconds(1))
         driver("a", paced).run()
@@ -134,16 +135,33 @@ final class LoopClockTests: XCTestCase {
         driver("b", paced).run()
         XCTAssertEqual(log.lines, ["a head@1", "b head@2"])
         XCTAssertEqual(clock.pendingInstants, 1, "both slices wait on one instant")
-        loop.advanceTime(by: .milliseconds(101))
-        XCTAssertEqual(log.lines.count, 2, "103 ms: the slices' instant has not come")
+        loop.advanceTime(by: .milliseconds(110))
+        XCTAssertEqual(log.lines.count, 2, "112 ms: the slices' instant (112.5 ms) has not come")
         loop.advanceTime(by: .milliseconds(1))
-        XCTAssertEqual(log.lines.dropFirst(2), ["a body 1000@104", "b body 1000@104"])
+        XCTAssertEqual(log.lines.dropFirst(2), ["a body 1000@112", "b body 1000@112"])
         XCTAssertEqual(clock.pendingInstants, 1, "the next slices wait on the next instant")
         loop.advanceTime(by: .milliseconds(500))
         XCTAssertEqual(log.lines.dropFirst(4), [
-            "a body 1000@204", "b body 1000@204", "a body 1000@304", "a end@304", "b body 1000@304", "b end@304",
+            "a body 1000@212", "b body 1000@212", "a body 1000@312", "a end@312", "b body 1000@312", "b end@312",
         ])
         XCTAssertEqual(clock.pendingInstants, 0)
+    }
+
+    func testASliceIsLateByLessThanAnEighthOfItsWaitAndNeverEarly() {
+        // (wait, the grid its instants fall on): an eighth of the wait, at least 4 ms, at most half.
+        let cases: [(wait: Duration, grid: Int64)] = [
+            (.milliseconds(2), 1_000_000), (.milliseconds(20), 4_000_000), (.milliseconds(100), 12_500_000),
+            (.milliseconds(320), 40_000_000), (.milliseconds(2_560), 320_000_000),
+        ]
+        for (wait, grid) in cases {
+            for exact in [Int64(0), 1, 3_999_999, 12_500_001, 987_654_321] {
+                let instant = DeliveryDriver.coalesced(.uptimeNanoseconds(UInt64(exact)), span: wait)
+                let due = Int64(instant.uptimeNanoseconds)
+                XCTAssertGreaterThanOrEqual(due, exact, "\(wait): never before the slice's time")
+                XCTAssertLessThan(due - exact, grid, "\(wait): late by less than the grid")
+                XCTAssertEqual(due % grid, 0, "\(wait): on the grid of \(grid) ns")
+            }
+        }
     }
 
     func testACancelledWaitIsNotWoken() {
