@@ -149,7 +149,7 @@ final class LoopClockTests: XCTestCase {
 
     func testASliceIsLateByLessThanAnEighthOfItsWaitAndNeverEarly() {
         // (wait, the grid its instants fall on): an eighth of the wait, at least 4 ms, at most half.
-        let cases: [(wait: Duration, grid: Int64)] = [
+        let cases: [(wait: TimeAmount, grid: Int64)] = [
             (.milliseconds(2), 1_000_000), (.milliseconds(20), 4_000_000), (.milliseconds(100), 12_500_000),
             (.milliseconds(320), 40_000_000), (.milliseconds(2_560), 320_000_000),
         ]

@@ -45,7 +45,11 @@ package struct DeliveryPlan: Sendable, Sequence, IteratorProtocol {
     }
 
     private let response: PreparedResponse
-    private let sendsBody: Bool
+    /// The number of body bytes this plan sends.
+    package let bodyBytesToSend: Int
+    private let isTruncating: Bool
+    /// How the body is paced: its rate and slice size, or `nil` for a body sent at once.
+    private let pacing: (bandwidth: Bandwidth, sliceSize: Int)?
     private var stage: Stage = .delay
     /// Whether the body's pause (if it has one) is behind it.
     private var pausePassed = false
@@ -54,17 +58,12 @@ package struct DeliveryPlan: Sendable, Sequence, IteratorProtocol {
 
     init(response: PreparedResponse, sendsBody: Bool) {
         self.response = response
-        self.sendsBody = sendsBody
-    }
-
-    /// The number of body bytes this plan sends.
-    package var bodyBytesToSend: Int {
-        guard sendsBody else { return 0 }
-        return Swift.min(response.body.count, response.truncateAfter ?? .max)
-    }
-
-    private var isTruncating: Bool {
-        sendsBody && (response.truncateAfter.map { $0 < response.body.count } ?? false)
+        let bodySize = response.body.count
+        bodyBytesToSend = sendsBody ? Swift.min(bodySize, response.truncateAfter ?? .max) : 0
+        isTruncating = sendsBody && (response.truncateAfter.map { $0 < bodySize } ?? false)
+        pacing = response.bandwidth.map { bandwidth in
+            (bandwidth, Self.sliceSize(at: bandwidth, ofProfile: response.network != nil && !response.ownsBandwidth))
+        }
     }
 
     package mutating func next() -> DeliveryAction? {
@@ -111,15 +110,14 @@ package struct DeliveryPlan: Sendable, Sequence, IteratorProtocol {
                 stage = .done
                 return isTruncating ? .abort : .end(close: response.truncateAfter != nil)
             }
-            guard let bandwidth = response.bandwidth else {
+            guard let (bandwidth, sliceSize) = pacing else {
                 stage = .body(offset: stop, waited: false)
                 return .sendBody(offset..<stop)
             }
-            let sliceSize = Self.sliceSize(at: bandwidth, ofProfile: response.network != nil && !response.ownsBandwidth)
             let upper = Swift.min(stop, offset + sliceSize)
             if !waited {
                 stage = .body(offset: offset, waited: true)
-                return .wait(.seconds(Double(upper - offset) / Double(bandwidth.bytesPerSecond)))
+                return .wait(.nanoseconds(Int64(upper - offset) * 1_000_000_000 / Int64(bandwidth.bytesPerSecond)))
             }
             stage = .body(offset: upper, waited: false)
             return .sendBody(offset..<upper)

@@ -63,11 +63,12 @@ final class DeliveryDriver {
                     journalID = responder.open(request, httpVersion: writer.httpVersion)
                 }
                 writer.flush()
-                let deadline = nextDeadline(after: duration)
+                let span = TimeAmount.nanoseconds(duration.nanoseconds)
+                let deadline = nextDeadline(after: span)
                 // The body's slices share wake-ups on the clock's grid; a wait before the head (a
                 // delay, a profile's latency) ends when it says.
                 pacingTicket += 1
-                let due = headTime == nil ? deadline : Self.coalesced(deadline, span: duration)
+                let due = headTime == nil ? deadline : Self.coalesced(deadline, span: span)
                 clock.wake(self, ticket: pacingTicket, at: due, deadline: deadline)
                 return
             case .fail(let fault):
@@ -116,13 +117,12 @@ final class DeliveryDriver {
         }
     }
 
-    /// When a wait of `duration` ends: counted from the last timer's due time when this run
+    /// When a wait of `span` ends: counted from the last timer's due time when this run
     /// comes straight from it, so a timer that fired late is made up by the next one, from now
     /// otherwise. At most half a wait is made up: two slices never leave back to back, however
     /// late a timer (a stalled loop loses time rather than bursting).
-    private func nextDeadline(after duration: Duration) -> NIODeadline {
+    private func nextDeadline(after span: TimeAmount) -> NIODeadline {
         let now = writer.eventLoop.now
-        let span = TimeAmount.nanoseconds(duration.nanoseconds)
         defer { lastDeadline = nil }
         guard let lastDeadline else { return now + span }
         return max(lastDeadline + span, now + TimeAmount.nanoseconds(span.nanoseconds / 2))
@@ -136,7 +136,7 @@ final class DeliveryDriver {
     /// slice every 320 ms) the grid is 40 ms.
     /// The next wait counts from the exact deadline, so the rate stays exact; two slices of one
     /// body still never share a wake-up.
-    static func coalesced(_ deadline: NIODeadline, span: Duration) -> NIODeadline {
+    static func coalesced(_ deadline: NIODeadline, span: TimeAmount) -> NIODeadline {
         let wait = span.nanoseconds
         let grid = max(1, min(wait / 2, max(4_000_000, wait / 8)))
         let nanoseconds = Int64(deadline.uptimeNanoseconds)
