@@ -147,7 +147,7 @@ final class LoopClockTests: XCTestCase {
         XCTAssertEqual(clock.pendingInstants, 0)
     }
 
-    func testASliceIsLateByLessThanAnEighthOfItsWaitAndNeverEarly() {
+    func testASliceIsLateByLessThanItsGridAndNeverEarly() {
         // (wait, the grid its instants fall on): an eighth of the wait, at least 4 ms, at most half.
         let cases: [(wait: TimeAmount, grid: Int64)] = [
             (.milliseconds(2), 1_000_000), (.milliseconds(20), 4_000_000), (.milliseconds(100), 12_500_000),

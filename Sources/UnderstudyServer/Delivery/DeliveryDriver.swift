@@ -131,8 +131,8 @@ final class DeliveryDriver {
     /// A body slice's `deadline` rounded up to a grid of an eighth of the wait (at least 4 ms,
     /// at most half the wait), so the timers of many paced bodies fall due together and the loop
     /// wakes once for them all instead of once each (a wake-up, with its system calls, per slice).
-    /// The grid grows with the wait, so a slice is late by less than an eighth of its wait at
-    /// every rate, and slow bodies, whose waits are longest, share the most: at `slow-3g` (a
+    /// The grid grows with the wait, so a slice is late by less than an eighth of its wait (by
+    /// less than 4 ms for waits under 32 ms), and slow bodies, whose waits are longest, share the most: at `slow-3g` (a
     /// slice every 320 ms) the grid is 40 ms.
     /// The next wait counts from the exact deadline, so the rate stays exact; two slices of one
     /// body still never share a wake-up.
