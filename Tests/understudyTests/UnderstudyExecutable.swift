@@ -78,8 +78,14 @@ struct StartedUnderstudy {
 /// Starts `understudy` with `arguments` in the package root and waits for its ready line
 /// (`Understudy listening on http://127.0.0.1:PORT (...)`).
 func startUnderstudy(_ arguments: [String]) throws -> StartedUnderstudy {
+    try startUnderstudy(executable: understudyExecutable(), arguments)
+}
+
+/// Starts `executable` (an `understudy`, or a launcher given the binary as its first argument)
+/// with `arguments`, as ``startUnderstudy(_:)`` does.
+func startUnderstudy(executable: URL, _ arguments: [String]) throws -> StartedUnderstudy {
     let process = Process()
-    process.executableURL = try understudyExecutable()
+    process.executableURL = executable
     process.arguments = arguments
     process.currentDirectoryURL = packageRoot
     let out = Pipe()

@@ -75,7 +75,7 @@ enum ConnectProxy {
         try removeHTTPHandlers(from: channel)
         let responder = shared.responder
         ClientBootstrap(group: channel.eventLoop)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .connectTimeout(.seconds(10))
             .connect(host: host, port: port)
             .whenComplete { result in
