@@ -211,7 +211,24 @@ public final class StubServer: Sendable {
         do {
             return try await bootstrap.bind(host: host, port: port).get()
         } catch {
-            throw StartError(description: "cannot listen on \(host):\(port): \(error)")
+            throw StartError(description: "cannot listen on \(host):\(port): \(bindFailure(error))")
+        }
+    }
+
+    /// Why a listener could not be bound, in words, with what to do for the usual causes.
+    static func bindFailure(_ error: any Error) -> String {
+        if case .unknown? = error as? SocketAddressError { return "no address found for this host name" }
+        guard let error = error as? IOError else { return "\(error)" }
+        let reason = String(cString: strerror(error.errnoCode))
+        switch error.errnoCode {
+        case EACCES:
+            return "\(reason): this port needs privileges (root, or CAP_NET_BIND_SERVICE below 1024); use another, or 0 for any free port"
+        case EADDRINUSE:
+            return "\(reason): something else listens there; use another port, or 0 for any free port"
+        case EADDRNOTAVAIL:
+            return "\(reason): no network interface of this machine has that address"
+        default:
+            return reason
         }
     }
 

@@ -29,8 +29,14 @@ struct UnderstudyRun {
 /// Runs the `understudy` binary to completion in `directory` (outputs are small: read to the
 /// end, then reap).
 func runUnderstudy(_ arguments: [String], in directory: URL) throws -> UnderstudyRun {
+    try runUnderstudy(executable: understudyExecutable(), arguments, in: directory)
+}
+
+/// Runs `executable` (an `understudy`, or a launcher given the binary as its first argument)
+/// with `arguments`, as ``runUnderstudy(_:in:)`` does.
+func runUnderstudy(executable: URL, _ arguments: [String], in directory: URL) throws -> UnderstudyRun {
     let process = Process()
-    process.executableURL = try understudyExecutable()
+    process.executableURL = executable
     process.arguments = arguments
     process.currentDirectoryURL = directory
     let out = Pipe(), err = Pipe()
