@@ -1,19 +1,23 @@
 internal import NIOCore
 internal import NIOHTTP1
 
-/// The handlers of a connection, in order, each one concern (the swift-nio way):
+/// The handlers of an HTTP/1.1 connection, in order, each one concern (the swift-nio way):
 ///
 /// ```
-/// bytes ─▶ SilentInputGuard ─▶ HTTPRequestDecoder ─▶ HTTP1ConnectionHandler ─▶ StubRequestHandler
-///          (chunk-framing      (NIOHTTP1 parses)     (order, limits,           (/__admin/ to the AdminAPI;
-///           floods)                                   timeouts, refusals)       else the connection's
-///                                                                               StubExchange answers)
+/// bytes ─▶ InputEndFlush ─▶ [TLS] ─▶ RepeatedRequestShortcut ─▶ HTTPRequestDecoder ─▶ HTTP1ConnectionHandler
+///          (flushes at       (NIOSSL) (answers a read that       (NIOHTTP1 parses)    (order, limits, timeouts,
+///           the input's end)           repeats a kept request;                         refusals; its HTTP1Answerer:
+///                                      counts silent input)                            /__admin/ to the AdminAPI,
+///                                                                                      else the StubExchange)
 /// ```
 ///
-/// In front of them all, ``RepeatedRequestShortcut`` answers a read that repeats the last request
-/// answered by a fixed canned stub, byte for byte, without decoding it. The three handlers of
-/// ours share the connection's ``HTTP1Connection``: its state between requests, its fast path
-/// and its ``StubExchange``; they tell it what they saw and act on what it returns.
+/// ``RepeatedRequestShortcut`` answers a read that repeats a request a fixed canned stub
+/// answered lately, byte for byte, without decoding it; any other read it counts for the
+/// connection's ``SilentInputGuard`` and passes on. The two handlers of ours share the
+/// connection's ``HTTP1Connection``: its state between requests, its fast path and its
+/// ``StubExchange``; they tell it what they saw and act on what it returns. Concerns that need
+/// no place of their own in the pipeline (the silent-input count, the answering) are objects
+/// the handlers call: each handler costs every read, `channelReadComplete` and `read` a hop.
 ///
 /// Responses are framed by ``WireResponse`` and written as bytes straight to the socket, and
 /// flushed at the end of the event loop's turn (``TurnFlushes``), or at once after a read that
@@ -31,8 +35,7 @@ enum ServerPipeline {
         let handlers = http1Handlers(shared: shared, eventLoop: channel.eventLoop, origin: origin ?? shared.plainOrigin, silentInput: silentInput)
         // First of all, before any TLS: it sees the reads as they came from the socket.
         try sync.addHandler(InputEndFlush(flushes: shared.resources(for: channel.eventLoop).flushes), position: .first)
-        try sync.addHandler(RepeatedRequestShortcut(connection: handlers.connection))
-        try sync.addHandler(silentInput)
+        try sync.addHandler(RepeatedRequestShortcut(connection: handlers.connection, silentInput: silentInput))
         try sync.addHandler(requestDecoder(maxHeaderCount: shared.configuration.maxHeaderCount))
         try sync.addHandlers(handlers.all)
         shared.track(channel)
@@ -55,9 +58,9 @@ enum ServerPipeline {
         )
         let resources = shared.resources(for: eventLoop)
         let connection = HTTP1Connection(exchange: exchange, reads: resources.repeatedReads(scheme: origin.scheme))
-        let manners = HTTP1ConnectionHandler(settings: shared.http1Settings(origin), connection: connection, silentInput: silentInput)
-        let answerer = StubRequestHandler(shared: shared, connection: connection, flushes: resources.flushes)
-        return ([manners, answerer], connection)
+        let answerer = HTTP1Answerer(shared: shared, connection: connection, flushes: resources.flushes)
+        let manners = HTTP1ConnectionHandler(settings: shared.http1Settings(origin), connection: connection, answerer: answerer, silentInput: silentInput)
+        return ([manners], connection)
     }
 }
 

@@ -1,21 +1,22 @@
 internal import NIOCore
-internal import NIOHTTP1
 
-/// Closes a connection whose input stops producing anything: more than `limit` bytes in a row
+/// Counts a connection's input that stops producing anything: more than `limit` bytes in a row
 /// from which the request decoder makes no head, body or end. Heads have their own limits (431)
 /// and bodies theirs (413); what is left is chunk framing, whose extensions NIO's parser skips
 /// without bound. RFC 9112 §7.1.1 asks a server to limit them, and a client could otherwise
 /// send gigabytes as "a 5-byte body".
 ///
-/// It sits in front of the decoder and counts raw bytes; ``HTTP1ConnectionHandler``, behind the
-/// decoder, zeroes the count at every decoded part (``partDecoded()``). It also keeps what was
-/// read since then, so that a head refused or never finished is journaled with what was read. A part decoded early in a read zeroes
-/// that whole read, so the count can fall short by one read (at most 64 KiB): the limit is
-/// therefore well above the 80 KiB a legitimate head may take to arrive.
-final class SilentInputGuard: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = ByteBuffer
-
+/// ``RepeatedRequestShortcut``, in front of the decoder, counts each read it passes on
+/// (``arriving(_:)``) and closes the connection when the count goes over (``isOverLimit``);
+/// ``HTTP1ConnectionHandler``, behind the decoder, zeroes the count at every decoded part
+/// (``partDecoded()``). It also keeps what was read since then, so that a head refused or never
+/// finished is journaled with what was read. A part decoded early in a read zeroes that whole
+/// read, so the count can fall short by one read (at most 64 KiB): the limit is therefore well
+/// above the 80 KiB a legitimate head may take to arrive.
+///
+/// Not a handler of its own: one more in the pipeline would cost every read, and every
+/// `channelReadComplete` and `read`, one more hop.
+final class SilentInputGuard {
     private let limit: Int
     /// Bytes read since the decoder last produced a part.
     private(set) var silentBytes = 0
@@ -34,19 +35,22 @@ final class SilentInputGuard: ChannelInboundHandler, RemovableChannelHandler {
         silentRead = nil
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        var bytes = unwrapInboundIn(data)
+    /// `bytes` go to the decoder now.
+    func arriving(_ bytes: ByteBuffer) {
         if silentBytes == 0 {
             silentRead = bytes
         } else if let kept = silentRead?.readableBytes, kept < 8 * 1024 {
+            var bytes = bytes
             silentRead!.writeBuffer(&bytes)
         }
         silentBytes += bytes.readableBytes
-        // Decoded first (synchronously, by the handlers behind): parts in this read reset the count.
-        context.fireChannelRead(data)
-        if silentBytes > limit {
-            partDecoded()
-            context.close(promise: nil)
-        }
+    }
+
+    /// Whether, after the decoder had the reads counted so far, too many bytes in a row made
+    /// nothing: the connection is to close. Starts the count again.
+    func isOverLimit() -> Bool {
+        guard silentBytes > limit else { return false }
+        partDecoded()
+        return true
     }
 }

@@ -50,10 +50,8 @@ enum ConnectProxy {
         let sync = channel.pipeline.syncOperations
         _ = try sync.removeHandler(context: sync.context(handlerType: InputEndFlush.self))
         _ = try sync.removeHandler(context: sync.context(handlerType: RepeatedRequestShortcut.self))
-        _ = try sync.removeHandler(context: sync.context(handlerType: SilentInputGuard.self))
         _ = try sync.removeHandler(context: sync.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self))
         _ = try sync.removeHandler(context: sync.context(handlerType: HTTP1ConnectionHandler.self))
-        _ = try sync.removeHandler(context: sync.context(handlerType: StubRequestHandler.self))
     }
 
     /// Intercepts: `200`, then TLS as `host` and HTTP/1.1 inside, matched as `https://host:port`.

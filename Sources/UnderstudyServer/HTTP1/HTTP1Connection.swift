@@ -7,9 +7,9 @@ import Understudy
 /// (``HTTP1FastPath``), its ``StubExchange``, and the exchange's target there: the connection's
 /// one response at a time, written by an ``HTTP1ResponseWriter``.
 ///
-/// Three thin handlers drive it, each translating its part of the pipeline into events:
-/// ``RepeatedRequestShortcut`` (reads, in front of the decoder), ``HTTP1ConnectionHandler``
-/// (requests passed on, responses ended) and ``StubRequestHandler`` (requests to answer).
+/// Two thin handlers drive it, each translating its part of the pipeline into events:
+/// ``RepeatedRequestShortcut`` (reads, in front of the decoder) and ``HTTP1ConnectionHandler``
+/// (requests passed on, responses ended), whose ``HTTP1Answerer`` hands it requests to answer.
 final class HTTP1Connection: ExchangeTarget {
     var fastPath: HTTP1FastPath
     let exchange: StubExchange
@@ -26,15 +26,16 @@ final class HTTP1Connection: ExchangeTarget {
         self.fastPath = HTTP1FastPath(reads: reads)
     }
 
-    /// Responses go to `context`, the answering handler's, from now on.
-    func attach(_ context: ChannelHandlerContext, flushes: TurnFlushes) {
+    /// Responses go to `context`, the connection handler's, from now on; `ended` is called each
+    /// time one has been written in full and the connection stays open.
+    func attach(_ context: ChannelHandlerContext, flushes: TurnFlushes, ended: @escaping () -> Void) {
         // Files go with sendfile(2) only where nothing between here and the socket transforms
         // the bytes: an `https` connection's go through TLS.
-        writer = HTTP1ResponseWriter(context: context, sendsFiles: exchange.scheme == "http", clock: exchange.clock, flushes: flushes)
+        writer = HTTP1ResponseWriter(context: context, sendsFiles: exchange.scheme == "http", clock: exchange.clock, flushes: flushes, ended: ended)
         fastPath.reads.connectionOpened()
     }
 
-    /// The answering handler is gone: nothing more is written.
+    /// The connection handler is gone: nothing more is written.
     func detach() {
         // The writer holds the context, which holds the handler.
         writer = nil

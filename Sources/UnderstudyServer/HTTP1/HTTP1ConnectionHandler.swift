@@ -3,11 +3,11 @@ internal import NIOCore
 internal import NIOHTTP1
 import Understudy
 
-/// An HTTP/1.1 connection's manners, behind NIOHTTP1's request decoder and in front of the
-/// handlers that answer: it passes on one whole ``ServerRequest`` at a time and keeps order.
+/// An HTTP/1.1 connection's manners, behind NIOHTTP1's request decoder, the last handler: it
+/// passes one whole ``ServerRequest`` at a time to its ``HTTP1Answerer`` and keeps order.
 ///
 /// - **Pipelining**: parts of a request that arrive while the one before is answered wait in a
-///   queue, and reading from the socket pauses until ``ResponseEnded`` comes back down.
+///   queue, and reading from the socket pauses until the response's writer says it has ended.
 /// - **Refusals**, passed on as ``ServerRequest/refused(_:_:arrival:)`` so that they are
 ///   answered in turn and journaled like any request: a request NIO cannot parse (400; 431 for
 ///   too many or too large header fields), an HTTP/1.1 request with no `Host` and an
@@ -25,7 +25,6 @@ import Understudy
 /// each response ended, and asks it before passing on the next.
 final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
-    typealias InboundOut = ServerRequest
     typealias OutboundIn = IOData
     typealias OutboundOut = IOData
 
@@ -56,6 +55,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     private let settings: HTTP1Settings
     private let connection: HTTP1Connection
+    private let answerer: HTTP1Answerer
     private let silentInput: SilentInputGuard?
     private var readState = ReadState.idle
     private var queued = CircularBuffer<Queued>()
@@ -72,9 +72,10 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
     /// answers over HTTP/1.1 and, once it has, puts a fresh parser in its place.
     private var parserStopped = false
 
-    init(settings: HTTP1Settings, connection: HTTP1Connection, silentInput: SilentInputGuard? = nil) {
+    init(settings: HTTP1Settings, connection: HTTP1Connection, answerer: HTTP1Answerer, silentInput: SilentInputGuard? = nil) {
         self.settings = settings
         self.connection = connection
+        self.answerer = answerer
         self.silentInput = silentInput
     }
 
@@ -83,6 +84,8 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        // Weak: the answerer's writers are this handler's, and live as long.
+        answerer.attach(context) { [weak self] in self?.responseEnded() }
         if context.channel.isActive { awaitHead(context) }
     }
 
@@ -90,6 +93,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
         self.context = nil
         timer?.cancel()
         timer = nil
+        answerer.detach()
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -100,6 +104,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
     func channelInactive(context: ChannelHandlerContext) {
         timer?.cancel()
         timer = nil
+        answerer.clientLeft()
         context.fireChannelInactive()
     }
 
@@ -183,17 +188,15 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
             }
             awaitingSince = nil
             connection.fastPath.passedOn(queueEmpty: queued.isEmpty)
-            context.fireChannelRead(wrapInboundOut(request.whole(at: context.eventLoop.now)))
+            answerer.answer(request.whole(at: context.eventLoop.now), context: context)
         }
     }
 
-    func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
-        // A metatype comparison: `is` went through the runtime's dynamic cast, once per request.
-        guard type(of: event) == ResponseEnded.self else {
-            return context.triggerUserOutboundEvent(event, promise: promise)
-        }
-        promise?.succeed()
+    /// The response to the request passed on has been written in full, and the connection
+    /// stays open: the next request may go.
+    private func responseEnded() {
         connection.fastPath.responseEnded()
+        guard let context else { return }
         if case .refusing = readState { return }
         if parserStopped {
             parserStopped = false
@@ -258,7 +261,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
         let request = head.map { StubRequest(head: $0, body: nil, scheme: settings.scheme, listener: { listener }) }
             ?? StubRequest(partialHead: silentInput?.silentRead ?? ByteBuffer(), scheme: settings.scheme, listener: listener)
         let arrival = ServerRequest.Arrival(start: start, headTime: headTime, endTime: context.eventLoop.now)
-        context.fireChannelRead(wrapInboundOut(.refused(answer, request, arrival: arrival)))
+        answerer.answer(.refused(answer, request, arrival: arrival), context: context)
     }
 
     /// The bytes of names and values NIO's decoder allows in one head (its default).

@@ -10,8 +10,7 @@ final class HTTP1ResponseWriter: ResponseWriter {
     private let context: ChannelHandlerContext
     /// Where bytes are written and flushed: the context of the connection's first handler of
     /// ours (``RepeatedRequestShortcut``), so that they go straight to the socket (or the TLS
-    /// handler) instead of through each of our handlers' pass-through `write` and `flush`. Events
-    /// (``ResponseEnded``) still go from ``context``, past ``HTTP1ConnectionHandler``.
+    /// handler) instead of through each of our handlers' pass-through `write` and `flush`.
     private let output: ChannelHandlerContext
     private var wire: WireResponse?
     private var version = HTTPVersion.http1_1
@@ -31,6 +30,8 @@ final class HTTP1ResponseWriter: ResponseWriter {
     private let flushes: TurnFlushes?
     /// Where a lingering close waits.
     private let clock: LoopClock
+    /// Told when a response has been written in full and the connection stays open.
+    private let ended: () -> Void
 
     /// - Parameters:
     ///   - context: the handler's context, where responses are written.
@@ -38,10 +39,13 @@ final class HTTP1ResponseWriter: ResponseWriter {
     ///   - clock: the loop's clock, where a lingering close waits.
     ///   - flushes: where a keep-alive response's last flush waits for the end of the loop's
     ///     turn, or `nil` to flush at once.
-    init(context: ChannelHandlerContext, sendsFiles: Bool, clock: LoopClock, flushes: TurnFlushes? = nil) {
+    ///   - ended: told when a response has been written in full and the connection stays open:
+    ///     the next request may go.
+    init(context: ChannelHandlerContext, sendsFiles: Bool, clock: LoopClock, flushes: TurnFlushes? = nil, ended: @escaping () -> Void) {
         self.context = context
         self.clock = clock
         self.flushes = flushes
+        self.ended = ended
         self.output = (try? context.pipeline.syncOperations.context(handlerType: RepeatedRequestShortcut.self)) ?? context
         self.sendsFiles = sendsFiles
     }
@@ -127,7 +131,7 @@ final class HTTP1ResponseWriter: ResponseWriter {
             flushThen { channel.close(promise: nil) }
         } else {
             if let flushes { flushes.flushAtTurnEnd(output) } else { output.flush() }
-            context.triggerUserOutboundEvent(ResponseEnded(), promise: nil)
+            ended()
         }
     }
 

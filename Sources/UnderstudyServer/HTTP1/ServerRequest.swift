@@ -3,14 +3,10 @@ internal import NIOCore
 internal import NIOHTTP1
 import Understudy
 
-/// What ``HTTP1ConnectionHandler`` passes on: a whole request, or the refusal of one it would
-/// not take. Exactly one response follows each, and the next is passed on only after the
-/// ``ResponseEnded`` event of the one before.
-///
-/// Indirect: passed down the pipeline in a `NIOAny`, a request is then one reference, held in
-/// the existential's inline buffer, rather than a head, body and times boxed on the heap and
-/// copied out of the box by each handler that unwraps it.
-indirect enum ServerRequest {
+/// What ``HTTP1ConnectionHandler`` passes on to its ``HTTP1Answerer``: a whole request, or the
+/// refusal of one it would not take. Exactly one response follows each, and the next is passed
+/// on only after the one before has ended.
+enum ServerRequest {
     /// A complete request: its head and body, and when they arrived.
     case request(HTTPRequestHead, body: ByteBuffer?, arrival: Arrival)
     /// A request refused before any stub saw it, with what was read of it.
@@ -26,10 +22,6 @@ indirect enum ServerRequest {
         let endTime: NIODeadline
     }
 }
-
-/// Sent down the pipeline (a user outbound event) when a response has been written in full and
-/// the connection stays open: the next request may go.
-struct ResponseEnded {}
 
 extension StubRequest {
     /// The request `head` (and `body`) asks, as the stubs see it: an absolute-form target (a

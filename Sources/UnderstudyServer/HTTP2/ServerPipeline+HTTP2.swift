@@ -78,6 +78,9 @@ extension ServerPipeline {
             HTTP2MalformedRequestJournal(responder: shared.responder, scheme: scheme, listener: listener),
         ]
         try channel.pipeline.syncOperations.addHandlers(handlers)
+        if let tls = try? channel.pipeline.syncOperations.context(name: TLSContextProvider.tlsHandlerName) {
+            try channel.pipeline.syncOperations.addHandler(TLSWriteCoalescer(), position: .after(tls.handler))
+        }
         // First of all, before any TLS: it sees the reads as they came from the socket.
         try channel.pipeline.syncOperations.addHandler(InputEndFlush(flushes: shared.resources(for: channel.eventLoop).flushes), position: .first)
         shared.track(channel)

@@ -161,7 +161,6 @@ package final class TLSContextProvider: Sendable {
             case .handshake(let context):
                 let tls = NIOSSLServerHandler(context: context)
                 try pipeline.addHandler(tls, name: Self.tlsHandlerName, position: .after(reader.handler))
-                try pipeline.addHandler(TLSWriteCoalescer(), position: .after(tls))
                 return eventLoop.makeSucceededVoidFuture()
             case .refusal:
                 // Written from the reader's place, so no handler after it sees these bytes.

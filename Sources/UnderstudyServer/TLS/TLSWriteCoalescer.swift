@@ -1,7 +1,9 @@
 internal import NIOCore
 
-/// In front of the TLS handler: joins the small writes made between two flushes into one, and
-/// feeds the TLS handler only as fast as the socket takes its output.
+/// In front of the TLS handler of an HTTP/2 connection: joins the small writes made between two
+/// flushes into one, and feeds the TLS handler only as fast as the socket takes its output. An
+/// HTTP/1.1 connection has none: its response is one write already (``WireResponse``), and one
+/// more handler would cost each of its requests a hop for every read, write and flush.
 ///
 /// - **Joining.** `NIOSSLHandler` makes a TLS record of every write: an HTTP/2 connection
 ///   answering ten streams at once writes about thirty frames (HEADERS, each DATA frame's

@@ -6,10 +6,10 @@ import Understudy
 @testable import UnderstudyServer
 import XCTest
 
-/// ``StubRequestHandler`` behind the other HTTP/1.1 handlers on a test channel whose clock the
+/// ``HTTP1Answerer`` behind the other HTTP/1.1 handlers on a test channel whose clock the
 /// test moves: delays, pacing and a refused body without sockets or real time; and the wire
 /// actions each fault is carried out with.
-final class StubRequestHandlerTests: XCTestCase {
+final class HTTP1AnswererTests: XCTestCase {
     private func makeChannel(_ stubs: StubRegistry) async throws -> NIOAsyncTestingChannel {
         let shared = ServerShared(registry: stubs, configuration: .init(maxBodySize: 100))
         let channel = NIOAsyncTestingChannel()

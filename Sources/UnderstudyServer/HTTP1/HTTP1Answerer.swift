@@ -3,16 +3,18 @@ internal import NIOCore
 internal import NIOHTTP1
 import Understudy
 
-/// The last handler of an HTTP/1.1 connection: hands each ``ServerRequest`` to its
-/// ``HTTP1Connection``, whose ``StubExchange`` answers it (the same code HTTP/2 streams use).
+/// Answers what an HTTP/1.1 connection's ``HTTP1ConnectionHandler`` passes on, one
+/// ``ServerRequest`` at a time: hands each to the connection's ``HTTP1Connection``, whose
+/// ``StubExchange`` answers it (the same code HTTP/2 streams use).
 ///
 /// Two kinds of request go elsewhere: those under `/__admin/` to the ``AdminAPI`` through an
 /// ``AdminExchange`` (as HTTP/2 does), never matched against stubs nor journaled, and `CONNECT`
-/// to ``ConnectProxy``. A handler of their own in front of this one would cost every stub
-/// request one more hop and one more unwrapping of the request.
-final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = ServerRequest
-
+/// to ``ConnectProxy``.
+///
+/// Not a handler: the connection handler calls it with its own context. A handler of its own
+/// behind that one would cost every request one more hop for each read, `channelReadComplete`
+/// and `read`, and the request one more wrapping in a `NIOAny`.
+final class HTTP1Answerer {
     private let shared: ServerShared
     private let connection: HTTP1Connection
     private let flushes: TurnFlushes
@@ -28,21 +30,25 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         self.admin = shared.admin
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
-        connection.attach(context, flushes: flushes)
-        adminWriter = HTTP1ResponseWriter(context: context, sendsFiles: false, clock: connection.exchange.clock)
+    /// Responses go to `context`, the connection handler's, from now on; `ended` is called
+    /// each time one has been written in full and the connection stays open.
+    func attach(_ context: ChannelHandlerContext, ended: @escaping () -> Void) {
+        connection.attach(context, flushes: flushes, ended: ended)
+        adminWriter = HTTP1ResponseWriter(context: context, sendsFiles: false, clock: connection.exchange.clock, ended: ended)
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
+    /// The connection handler is gone: nothing more is written.
+    func detach() {
         adminExchange?.cancel()
         adminExchange = nil
-        // The writers hold the context, which holds this handler.
+        // The writers hold the context, which holds the handler.
         connection.detach()
         adminWriter = nil
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
+    /// Answers `request`, which arrived on `context`'s channel.
+    func answer(_ request: ServerRequest, context: ChannelHandlerContext) {
+        switch request {
         case .refused(let answer, let request, let arrival):
             connection.refuse(answer, request: request, arrival: arrival)
         case .request(let head, let body, let arrival):
@@ -56,11 +62,11 @@ final class StubRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    /// The client went away (or the server is stopping): what is under way is cancelled.
+    func clientLeft() {
         connection.clientLeft()
         adminExchange?.cancel()
         adminExchange = nil
-        context.fireChannelInactive()
     }
 
     /// `CONNECT host:port`: intercepted (TLS as the host, the stubs answer inside), spliced to
