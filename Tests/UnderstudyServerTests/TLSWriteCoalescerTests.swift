@@ -1,6 +1,7 @@
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOEmbedded
+import Understudy
 @testable import UnderstudyServer
 import XCTest
 
@@ -55,5 +56,37 @@ final class TLSWriteCoalescerTests: XCTestCase {
         try channel.pipeline.syncOperations.removeHandler(coalescer).wait()
         channel.flush()
         XCTAssertEqual(try channel.readOutbound(as: ByteBuffer.self), ByteBuffer(string: "held"))
+    }
+
+    /// Where the handler goes: behind the TLS handler of an HTTP/2 connection, whose many small
+    /// frames it joins; an HTTP/1.1 connection over TLS (a response is one write) and HTTP/2
+    /// without TLS (h2c) have none.
+    func testOnlyHTTP2OverTLSGetsOne() throws {
+        let shared = ServerShared(registry: StubRegistry(), configuration: .init())
+        func coalescers(tls: Bool, configure: (any Channel) throws -> Void) throws -> Int {
+            let channel = EmbeddedChannel()
+            defer { _ = try? channel.finish() }
+            if tls {
+                try channel.pipeline.syncOperations.addHandler(StandIn(), name: TLSContextProvider.tlsHandlerName)
+            }
+            try configure(channel)
+            // The pipeline's listing, a line per handler, head first.
+            let lines = channel.pipeline.debugDescription.split(separator: "\n")
+            let coalescerLines = lines.indices.filter { lines[$0].contains("TLSWriteCoalescer") }
+            if let line = coalescerLines.first {
+                let tlsLine = try XCTUnwrap(lines.firstIndex { $0.contains(TLSContextProvider.tlsHandlerName) }, "\(lines)")
+                XCTAssertEqual(line, tlsLine + 1, "right behind the TLS handler: \(lines)")
+            }
+            return coalescerLines.count
+        }
+        XCTAssertEqual(try coalescers(tls: true) { try ServerPipeline.configureHTTP2($0, shared: shared, scheme: "https", authority: nil) }, 1)
+        XCTAssertEqual(try coalescers(tls: false) { try ServerPipeline.configureHTTP2($0, shared: shared, scheme: "http", authority: nil) }, 0)
+        XCTAssertEqual(try coalescers(tls: true) { try ServerPipeline.configureHTTP1($0, shared: shared) }, 0)
+    }
+
+    /// Stands where the TLS handler would be.
+    private final class StandIn: ChannelDuplexHandler {
+        typealias InboundIn = NIOAny
+        typealias OutboundIn = NIOAny
     }
 }
