@@ -4,10 +4,10 @@
 #
 #   bash Benchmarks/compare-builds.sh BASE_BINARY NEW_BINARY [feed|traced|h2feed] [PAIRS]
 #
-# Callgrind's counts are stable, but on this request path they no longer predict time: leaving
-# out Swift's run-time exclusivity checks took 15% of the instructions of a request and none of
-# its time that 30 pairs here could see (1.003x on feed, 1.012x on traced), because what remains
-# is dominated by atomic reference counting and the kernel's loopback write. This script measures time instead, as fairly as a noisy VM allows:
+# Callgrind's counts are stable, but on this request path they do not always predict time,
+# which atomic reference counting and the kernel's loopback write dominate (Benchmarks/README.md
+# has a change that took 15% of the instructions and none of the time). This script measures
+# time instead, as fairly as a noisy VM allows:
 #   - both servers serve the same stubs (real-traffic.sh: 1,000 feed URLs, and /4k.png for the
 #     traced shape) and run at once, each on its own port;
 #   - both are pinned to CPU 0 and wrk (-t2 -c64; COMPARE_CONNECTIONS=16 for -c16) to CPU 1, so each server has one core to
