@@ -14,11 +14,11 @@
 #
 # It is compiled without Swift's run-time exclusivity checks (`-enforce-exclusivity=unchecked`,
 # every module, NIO's too): each access to a class's stored `var` that the optimizer cannot
-# prove alone is otherwise registered in a thread-local access set and looked up there, about
-# 90 a request on HTTP/1.1, most of them in NIO's channel and handler contexts. The debug builds
+# prove alone is otherwise registered in a thread-local access set and looked up there, on
+# every request, most of them in NIO's channel and handler contexts. The debug builds
 # (`make test`, `swift run`) and the ThreadSanitizer build keep the checks, and catch an
-# overlapping access there; the compile-time checks stay on everywhere. Why, in figures:
-# Benchmarks/README.md, "Compare two builds".
+# overlapping access there; the compile-time checks stay on everywhere. What they cost:
+# Benchmarks/README.md, "Without run-time exclusivity checks".
 if [ -n "${UNDERSTUDY_BIN:-}" ]; then
     understudy="$UNDERSTUDY_BIN"
 else
