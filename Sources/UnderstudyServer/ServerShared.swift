@@ -82,8 +82,9 @@ final class ServerShared: Sendable {
     func resources(for eventLoop: any EventLoop) -> LoopResources {
         loopResources.withLock { all in
             if let resources = all[ObjectIdentifier(eventLoop)] { return resources }
+            let clock = LoopClock(eventLoop: eventLoop)
             let resources = LoopResources(
-                wireResponses: WireResponseCache(shared: sharedWireResponses), clock: LoopClock(eventLoop: eventLoop),
+                wireResponses: WireResponseCache(shared: sharedWireResponses, clock: clock), clock: clock,
                 headerBlocks: HTTP2HeaderBlockCache(), fileChecks: FileCheckTurn(), flushes: TurnFlushes()
             )
             all[ObjectIdentifier(eventLoop)] = resources

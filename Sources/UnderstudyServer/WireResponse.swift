@@ -164,13 +164,24 @@ final class WireResponse: Sendable {
     }
 }
 
-/// A file kept open to send a body from with `sendfile(2)`, closed when the last response
-/// and write using it are gone.
-final class OpenFile: Sendable {
-    let handle: NIOFileHandle
+/// A file kept open to send a body from with `sendfile(2)`, closed once no response and no
+/// queued write use it.
+///
+/// A queued write of the file's bytes (NIO's `FileRegion`) holds the handle, not this object.
+/// When the last response using the file goes, its handle is closed at once unless a write of
+/// it is still queued (a client reading slowly while its connection has moved on); then the
+/// loop's clock looks again every 100 ms (``LateClose``). So sending from a file takes nothing
+/// per write to keep the file open, where a promise per response (a future and a callback) was
+/// a large share of our own work in answering a large file.
+final class OpenFile: @unchecked Sendable {
+    /// A `var` only so that `deinit` can ask whether a queued write still holds it: never
+    /// assigned after `init`, so sharing this object across threads is safe.
+    private(set) var handle: NIOFileHandle
+    /// The clock of the loop whose responses use the file, where a late close waits.
+    private let clock: LoopClock
 
     /// Opens `source` if it is still the version the body was read from; `nil` otherwise.
-    init?(_ source: PreparedResponse.SourceFile) {
+    init?(_ source: PreparedResponse.SourceFile, clock: LoopClock) {
         guard let handle = try? NIOFileHandle(_deprecatedPath: source.path) else { return nil }
         let current = try? handle.withUnsafeFileDescriptor { FileStamp(descriptor: $0) }
         guard current == source.stamp else {
@@ -178,10 +189,42 @@ final class OpenFile: Sendable {
             return nil
         }
         self.handle = handle
+        self.clock = clock
     }
 
     deinit {
+        if isKnownUniquelyReferenced(&handle) {
+            try? handle.close()
+        } else {
+            let late = LateClose(handle, clock: clock)
+            clock.eventLoop.execute { late.closeWhenUnused() }
+        }
+    }
+}
+
+/// The handle of an ``OpenFile`` that went while a write of it was queued: closed on its loop
+/// once nothing else holds it, looked at every 100 ms. Used only on the clock's loop after
+/// it is made, hence unchecked.
+private final class LateClose: @unchecked Sendable {
+    private var handle: NIOFileHandle
+    private let clock: LoopClock
+
+    init(_ handle: NIOFileHandle, clock: LoopClock) {
+        self.handle = handle
+        self.clock = clock
+    }
+
+    func closeWhenUnused() {
+        guard isKnownUniquelyReferenced(&handle) else {
+            clock.alarm(in: .milliseconds(100)) { self.closeWhenUnused() }
+            return
+        }
         try? handle.close()
+    }
+
+    deinit {
+        // A loop that shuts down drops its alarms, after its connections and their writes.
+        if handle.isOpen { try? handle.close() }
     }
 }
 
@@ -199,7 +242,7 @@ final class OpenFile: Sendable {
 /// are kept open for at most ``maxOpenFiles`` renderings per loop; beyond that, and for small
 /// bodies, the bytes are copied. A ``BoundedCache`` of ``maxEntries`` renderings: renderings are
 /// replaced when files change, and the least recently sent go first (their files close once
-/// their last write is done).
+/// their last write is done, ``OpenFile``).
 final class WireResponseCache {
     /// Bodies from this size on are sent from their file.
     static let sendfileThreshold = 64 * 1024
@@ -216,11 +259,15 @@ final class WireResponseCache {
     static let maxEntries = 4096
 
     private let shared: SharedWireResponses
+    /// The loop's clock, where a file whose last response went while a write of it was queued
+    /// waits to be closed.
+    private let clock: LoopClock
     private var entries = BoundedCache<UInt64, WireResponse>(countLimit: WireResponseCache.maxEntries)
     private var openFiles = 0
 
-    init(shared: SharedWireResponses = SharedWireResponses()) {
+    init(shared: SharedWireResponses = SharedWireResponses(), clock: LoopClock) {
         self.shared = shared
+        self.clock = clock
     }
 
     /// The wire form of `prepared`, made once per rendering (``PreparedResponse/renderID``).
@@ -229,7 +276,7 @@ final class WireResponseCache {
         if let cached = entries.value(for: id) { return cached }
         let wire: WireResponse
         if Self.sendsFromFiles, let source = prepared.sourceFile, prepared.body.count >= Self.sendfileThreshold, openFiles < Self.maxOpenFiles,
-           let file = OpenFile(source) {
+           let file = OpenFile(source, clock: clock) {
             // Per loop: the open files are counted per loop, and such a body is sent from its file.
             openFiles += 1
             wire = try WireResponse(prepared, allocator: allocator, file: file)

@@ -1,6 +1,8 @@
 import Foundation
 import NIOCore
+import NIOEmbedded
 import Understudy
+import UnderstudyImages
 @testable import UnderstudyServer
 import XCTest
 
@@ -20,7 +22,8 @@ final class WireResponseCacheTests: XCTestCase {
 
     func testEveryLoopSendsTheOneFramingOfARendering() throws {
         let shared = SharedWireResponses()
-        let loops = [WireResponseCache(shared: shared), WireResponseCache(shared: shared)]
+        let clock = LoopClock(eventLoop: EmbeddedEventLoop())
+        let loops = [WireResponseCache(shared: shared, clock: clock), WireResponseCache(shared: shared, clock: clock)]
         let allocator = ByteBufferAllocator()
         let wires = try loops.map { try $0.response(for: rendering(id: 7), allocator: allocator) }
         let expected = Data("HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: 4400\r\nETag: \"f7\"\r\n\r\n".utf8) + Self.body
@@ -36,5 +39,55 @@ final class WireResponseCacheTests: XCTestCase {
         let other = try loops[1].response(for: rendering(id: 8), allocator: allocator)
         XCTAssertTrue(Data(other.keepAliveResponse!.readableBytesView).starts(with: Data("HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: 4400\r\nETag: \"f8\"\r\n".utf8)))
         XCTAssertNotEqual(other.keepAliveResponse!.withUnsafeReadableBytes { UInt(bitPattern: $0.baseAddress) }, addresses[0], "another rendering, other bytes")
+    }
+
+    // MARK: - A body sent from its file
+
+    /// A file of `count` bytes, with what the cache needs to open it.
+    private func largeFile(_ count: Int) throws -> PreparedResponse.SourceFile {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wire-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("big.bin").path
+        try Data(repeating: 7, count: count).write(to: URL(fileURLWithPath: path))
+        return PreparedResponse.SourceFile(path: path, stamp: try XCTUnwrap(FileStamp(path: path)))
+    }
+
+    /// Whether `descriptor` is open in this process.
+    private func isOpen(_ descriptor: CInt) -> Bool {
+        fcntl(descriptor, F_GETFD) != -1
+    }
+
+    func testAFileWithNoQueuedWriteClosesWithItsLastResponse() throws {
+        let loop = EmbeddedEventLoop()
+        var file = OpenFile(try largeFile(70_000), clock: LoopClock(eventLoop: loop))
+        let descriptor = try XCTUnwrap(file?.handle.withUnsafeFileDescriptor { $0 })
+        XCTAssertTrue(isOpen(descriptor))
+        file = nil
+        XCTAssertFalse(isOpen(descriptor), "closed at once: nothing else holds it")
+    }
+
+    /// A client reading slowly keeps a write of the file queued after its connection moved on and
+    /// the cache let the rendering go: the file must stay open for that write, then close.
+    func testAFileStaysOpenWhileAWriteOfItIsQueuedThenCloses() throws {
+        let loop = EmbeddedEventLoop()
+        var file = OpenFile(try largeFile(70_000), clock: LoopClock(eventLoop: loop))
+        let handle = try XCTUnwrap(file?.handle)
+        let descriptor = try handle.withUnsafeFileDescriptor { $0 }
+        var queued: FileRegion? = FileRegion(fileHandle: handle, readerIndex: 0, endIndex: 70_000)
+        weak let weakHandle = handle
+        _ = consume handle
+        file = nil
+        loop.run()
+        XCTAssertTrue(isOpen(descriptor), "a queued write still sends from it")
+        loop.advanceTime(by: .milliseconds(250))
+        XCTAssertTrue(isOpen(descriptor), "still queued")
+        XCTAssertEqual(queued?.readableBytes, 70_000)
+
+        queued = nil
+        XCTAssertTrue(isOpen(descriptor), "closed by the loop's clock, not by the write's end")
+        loop.advanceTime(by: .milliseconds(100))
+        XCTAssertFalse(isOpen(descriptor), "closed once the write let go of it")
+        XCTAssertNil(weakHandle, "and let go of")
     }
 }

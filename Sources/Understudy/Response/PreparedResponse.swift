@@ -150,6 +150,12 @@ package struct PreparedResponse: Sendable {
         package let stamp: FileStamp
         /// Where in the file the body starts (a range's first byte).
         package var offset = 0
+
+        package init(path: String, stamp: FileStamp, offset: Int = 0) {
+            self.path = path
+            self.stamp = stamp
+            self.offset = offset
+        }
     }
 
     /// Creates a prepared response.

@@ -95,19 +95,12 @@ final class HTTP1ResponseWriter: ResponseWriter {
         }
         releaseHead()
         if sendsFiles, let file = wire.file {
+            // The queued write holds the file's handle, which stays open until the write is
+            // done whatever the cache and the next response do meanwhile (``OpenFile``).
             let region = FileRegion(
                 fileHandle: file.handle, readerIndex: wire.fileOffset + range.lowerBound, endIndex: wire.fileOffset + range.upperBound
             )
-            guard range.upperBound == wire.body.readableBytes else {
-                // ``wire`` keeps the file open while slices before the last are in flight: it
-                // is only replaced for the next response, after the last one.
-                return output.write(NIOAny(IOData.fileRegion(region)), promise: nil)
-            }
-            // The file stays open until the last write is done (writes complete in order),
-            // whatever the cache and the next response do meanwhile.
-            let written = context.eventLoop.makePromise(of: Void.self)
-            written.futureResult.whenComplete { _ in withExtendedLifetime(file) {} }
-            output.write(NIOAny(IOData.fileRegion(region)), promise: written)
+            output.write(NIOAny(IOData.fileRegion(region)), promise: nil)
         } else {
             let slice = wire.body.getSlice(at: wire.body.readerIndex + range.lowerBound, length: range.count)!
             output.write(NIOAny(IOData.byteBuffer(slice)), promise: nil)
