@@ -65,26 +65,39 @@ package enum ConditionalRequest {
     package static func select(_ request: StubRequest, for prepared: PreparedResponse) -> Selection {
         let method = request.method
         guard method == "GET" || method == "HEAD" else { return .whole }
-        let etag = prepared.headers["ETag"]
-        if prepared.answersConditionals {
-            // Each `If-None-Match` line read in place: a 304 is what a revalidating client
-            // gets request after request.
-            var hasIfNoneMatch = false
-            for field in request.headers.fields where field.name.caseInsensitiveEquals("If-None-Match") {
+        // Asked of every request to a stub with validators or ranges, so the request's fields
+        // are read in one pass, and the stub's tag only when a field compares with it.
+        lazy var etag = prepared.headers["ETag"]
+        var hasIfNoneMatch = false
+        var ifModifiedSince: String?
+        var rangeHeader: String?
+        var ifRange: String?
+        for field in request.headers.fields {
+            let name = field.name
+            if name.caseInsensitiveEquals("If-None-Match") {
+                guard prepared.answersConditionals else { continue }
+                // Each line read in place: a 304 is what a revalidating client gets request
+                // after request.
                 hasIfNoneMatch = true
                 if matches(field.value, etag: etag) { return .notModified }
-            }
-            if hasIfNoneMatch {
-                // Present, and no tag matched: If-Modified-Since is not looked at (§13.1.3).
-            } else if let since = request.headers["If-Modified-Since"].flatMap(HTTPDate.parse),
-                      let modified = prepared.lastModified, modified.wholeSeconds <= since.wholeSeconds {
-                return .notModified
+            } else if ifModifiedSince == nil, name.caseInsensitiveEquals("If-Modified-Since") {
+                ifModifiedSince = field.value
+            } else if rangeHeader == nil, name.caseInsensitiveEquals("Range") {
+                rangeHeader = field.value
+            } else if ifRange == nil, name.caseInsensitiveEquals("If-Range") {
+                ifRange = field.value
             }
         }
-        guard prepared.acceptsRanges, let header = request.headers["Range"], let range = RangeRequest(header) else {
+        // With `If-None-Match` present and no tag matching, If-Modified-Since is not looked at
+        // (§13.1.3).
+        if prepared.answersConditionals, !hasIfNoneMatch, let since = ifModifiedSince.flatMap(HTTPDate.parse),
+           let modified = prepared.lastModified, modified.wholeSeconds <= since.wholeSeconds {
+            return .notModified
+        }
+        guard prepared.acceptsRanges, let rangeHeader, let range = RangeRequest(rangeHeader) else {
             return .whole
         }
-        if let condition = request.headers["If-Range"], !ifRangeHolds(condition, etag: etag, lastModified: prepared.lastModified) {
+        if let ifRange, !ifRangeHolds(ifRange, etag: etag, lastModified: prepared.lastModified) {
             return .whole
         }
         guard range.specifiers.count <= RangeRequest.maximumRanges else { return .whole }
