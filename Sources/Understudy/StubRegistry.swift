@@ -242,13 +242,20 @@ public final class StubRegistry: Sendable {
         fileprivate let renderCache: RenderCache
         /// The global delay when it was made (changing it moves the version on).
         fileprivate let globalDelay: Duration
+        /// What the request selected of the rendering, when it has a field that may make it
+        /// conditional or ranged.
+        let selection: ConditionalRequest.RememberedSelection?
 
-        fileprivate init(version: UInt64, entry: StubEntry, response: StubResponse, renderCache: RenderCache, globalDelay: Duration) {
+        fileprivate init(
+            version: UInt64, entry: StubEntry, response: StubResponse, renderCache: RenderCache, globalDelay: Duration,
+            request: StubRequest
+        ) {
             self.version = version
             self.entry = entry
             self.response = response
             self.renderCache = renderCache
             self.globalDelay = globalDelay
+            self.selection = ConditionalRequest.mayBeConditional(request) ? ConditionalRequest.RememberedSelection() : nil
         }
     }
 
@@ -269,7 +276,8 @@ public final class StubRegistry: Sendable {
         if keepingRepeat, let version, let renderCache = match.renderCache, entry.stub.times == nil, request.body == nil, response.rendersTheSameEveryTime,
            case .response = entry.stub.answer {
             repeatable = RepeatableMatch(
-                version: version, entry: entry, response: response, renderCache: renderCache, globalDelay: match.globalDelay
+                version: version, entry: entry, response: response, renderCache: renderCache, globalDelay: match.globalDelay,
+                request: request
             )
         }
         return .resolved(

@@ -51,6 +51,61 @@ final class RepeatedRequestTests: XCTestCase {
         XCTAssertEqual(stubs.useCounts["file"], 6, "and counted as a use of the stub that answered it")
     }
 
+    /// A client asking for the same range, or revalidating the same tag, over and over on one
+    /// connection: what the request selects is kept with the repeat, and must be selected anew
+    /// when the file changes under it.
+    func testARepeatedRangeOrRevalidationIsSelectedAnewWhenTheFileChanges() async throws {
+        let directory = try makeTemporaryDirectory("repeat-range")
+        let file = directory.appendingPathComponent("a.bin")
+        try Data("0123456789-END".utf8).write(to: file)
+        let stubs = StubRegistry()
+        stubs.stub(.path("/a.bin"), named: "file", response: .file(file))
+
+        try await withServer(stubs) { server in
+            let socket = try RawSocket(port: server.port)
+            func ask(_ field: String, until marker: String = "-END") -> (head: [String], body: String) {
+                socket.send("GET /a.bin HTTP/1.1\r\nHost: img.test\r\n\(field)\r\n\r\n")
+                let received = socket.read(until: marker)
+                XCTAssertEqual(received.ending, .satisfied, "answered on the kept-alive connection: \(received)")
+                let parts = received.text.components(separatedBy: "\r\n\r\n")
+                return (parts[0].components(separatedBy: "\r\n"), parts.dropFirst().joined(separator: "\r\n\r\n"))
+            }
+            func field(_ name: String, of head: [String]) -> String? {
+                head.first { $0.lowercased().hasPrefix(name.lowercased() + ": ") }.map { String($0.dropFirst(name.count + 2)) }
+            }
+
+            // The last four bytes, asked for again and again.
+            for _ in 1...3 {
+                let (head, body) = ask("Range: bytes=-4")
+                XCTAssertEqual(head.first, "HTTP/1.1 206 Partial Content")
+                XCTAssertEqual(field("Content-Range", of: head), "bytes 10-13/14")
+                XCTAssertEqual(body, "-END")
+            }
+            try Data("abcdefghij, and twenty more-END".utf8).write(to: file)
+            for _ in 1...2 {
+                let (head, body) = ask("Range: bytes=-4")
+                XCTAssertEqual(field("Content-Range", of: head), "bytes 27-30/31", "the edited file's last four bytes")
+                XCTAssertEqual(body, "-END")
+            }
+            try Data("-END".utf8).write(to: file)
+            let (head, body) = ask("Range: bytes=10-", until: "\r\n\r\n")
+            XCTAssertEqual(head.first, "HTTP/1.1 416 Range Not Satisfiable", "the range is past the shortened file's end")
+            XCTAssertEqual(field("Content-Range", of: head), "bytes */4")
+            XCTAssertEqual(body, "")
+
+            // Revalidation with the tag the client was given, repeated, then after an edit.
+            let tag = try XCTUnwrap(field("ETag", of: ask("Accept: */*").head))
+            for _ in 1...3 {
+                XCTAssertEqual(ask("If-None-Match: \(tag)", until: "\r\n\r\n").head.first, "HTTP/1.1 304 Not Modified")
+            }
+            try Data("edited-END".utf8).write(to: file)
+            let (edited, editedBody) = ask("If-None-Match: \(tag)")
+            XCTAssertEqual(edited.first, "HTTP/1.1 200 OK", "the old tag no longer matches")
+            XCTAssertEqual(editedBody, "edited-END")
+        }
+        XCTAssertEqual(stubs.journal.interactions.map(\.status), [206, 206, 206, 206, 206, 416, 200, 304, 304, 304, 200])
+    }
+
     /// A read that finishes a head begun in an earlier read is not the request by itself: its
     /// bytes sent again alone are a different request, answered and journaled as such.
     func testAHeadFinishedInALaterReadIsNotTakenForTheNextRequestOfTheSameBytes() async throws {

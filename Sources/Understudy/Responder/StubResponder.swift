@@ -143,15 +143,19 @@ package struct StubResponder: Sendable {
     package func answerAgain(
         _ repeatable: StubRegistry.RepeatableMatch, for request: StubRequest, fileCheck: FileCheckTurn? = nil
     ) -> StubAnswer? {
-        registry.resolveAgain(repeatable, for: request, fileCheck: fileCheck).map { answer(for: $0, request: request) }
+        registry.resolveAgain(repeatable, for: request, fileCheck: fileCheck).map {
+            answer(for: $0, request: request, remembered: repeatable.selection)
+        }
     }
 
-    private func answer(for resolution: StubRegistry.Resolution, request: StubRequest) -> StubAnswer {
+    private func answer(
+        for resolution: StubRegistry.Resolution, request: StubRequest, remembered: ConditionalRequest.RememberedSelection? = nil
+    ) -> StubAnswer {
         var answer: StubAnswer
         switch resolution {
         case .response(let prepared):
             // 304, 206 and 416 are decided here, once, for every transport.
-            answer = StubAnswer(response: ConditionalRequest.answer(request, with: prepared), kind: .stub)
+            answer = StubAnswer(response: ConditionalRequest.answer(request, with: prepared, remembered: remembered), kind: .stub)
         case .failed(let prepared, let message):
             answer = StubAnswer(response: prepared, kind: .failed(message))
         case .unmatched(let nearMisses):

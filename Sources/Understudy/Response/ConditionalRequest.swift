@@ -1,4 +1,5 @@
 import Foundation
+import UnderstudySupport
 
 /// Conditional and range requests (RFC 9110 §13 and §14) answered from a rendered response:
 /// the one place both transports get `304`, `206`, `multipart/byteranges` and `416` from, so
@@ -38,11 +39,15 @@ package enum ConditionalRequest {
     static let fullBodyDigests = ["Content-MD5", "Content-Digest"]
 
     /// `prepared` as the answer to `request`: itself, or its 304, 206 or 416.
-    package static func answer(_ request: StubRequest, with prepared: PreparedResponse) -> PreparedResponse {
+    /// - Parameter remembered: what an identical request selected before, for a transport that
+    ///   answers one request again (see ``RememberedSelection``).
+    package static func answer(
+        _ request: StubRequest, with prepared: PreparedResponse, remembered: RememberedSelection? = nil
+    ) -> PreparedResponse {
         guard prepared.answersConditionals || prepared.acceptsRanges, prepared.status == 200, prepared.fault == nil,
               Self.mayBeConditional(request)
         else { return prepared }
-        let selection = select(request, for: prepared)
+        let selection = remembered?.selection(of: prepared) { select(request, for: prepared) } ?? select(request, for: prepared)
         guard selection != .whole else { return prepared }
         if let variants = prepared.variants {
             return variants.variant(selection) { make(selection, from: prepared) }
@@ -52,10 +57,32 @@ package enum ConditionalRequest {
 
     /// Whether any header could make a request conditional or ranged: `If-…` or `Range`. One
     /// look at each name's first letter, since every request a stub server answers asks this.
-    private static func mayBeConditional(_ request: StubRequest) -> Bool {
+    static func mayBeConditional(_ request: StubRequest) -> Bool {
         request.headers.contains { field in
             let first = field.name.utf8.first ?? 0
             return first | 0x20 == UInt8(ascii: "i") || first | 0x20 == UInt8(ascii: "r")
+        }
+    }
+
+    /// What one request selected of a rendering, kept for requests identical to it: they select
+    /// the same of the same rendering. A client asking for one range over and over (a video's
+    /// or a large image's next piece, retried) then has its `Range` read once, not per request.
+    ///
+    /// Only the selection is kept, not the answer made of it: the rendering's ``ResponseVariants``
+    /// hold those, within their bounds.
+    package final class RememberedSelection: Sendable {
+        private let state = LockedState<(renderID: UInt64, selection: Selection)?>(nil)
+
+        init() {}
+
+        /// What the request selects of `prepared`: the selection kept when `prepared` is the
+        /// rendering it was made from, else `select`'s (kept in its place).
+        func selection(of prepared: PreparedResponse, select: () -> Selection) -> Selection {
+            guard let renderID = prepared.renderID else { return select() }
+            if let kept = state.withLock({ $0 }), kept.renderID == renderID { return kept.selection }
+            let selection = select()
+            state.withLock { $0 = (renderID, selection) }
+            return selection
         }
     }
 
