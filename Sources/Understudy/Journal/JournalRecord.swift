@@ -194,6 +194,8 @@ struct JournalRecord: Sendable {
     }
 
     private static func microseconds(_ duration: Duration) -> UInt32 {
+        // `components` divides 128-bit attoseconds; a request read in one go has no `send` time.
+        guard duration > .zero else { return 0 }
         let (seconds, attoseconds) = duration.components
         return UInt32(clamping: max(0, seconds * 1_000_000 + attoseconds / 1_000_000_000_000))
     }
@@ -219,7 +221,7 @@ extension JournalRecord {
             originScheme = nil
             urlText = request.urlString
         }
-        let method = request.method, headers = PackedHeaders(request.headers), body = request.body
+        let method = request.method, headers = request.packedHeaders ?? PackedHeaders(request.headers), body = request.body
         let extras = redirectedFrom.map { Extras(redirectedFrom: $0, nearMisses: [], responseBody: nil, network: nil) }
         let bytes = Self.size + Self.heapBytes(method) + Self.heapBytes(urlText) + headers.heapBytes + Self.heapBytes(body) + (extras == nil ? 0 : 48)
         self.init(

@@ -22,6 +22,9 @@ public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
         let queryItems: [(name: String, value: String)]
         /// The request target (`/a.png?w=1`) when the URL is `scheme://` + `Host` + it.
         let originFormTarget: String?
+        /// ``headers`` as the journal packs them, for a request kept to be answered again (see
+        /// ``StubRequest/packingHeadersForTheJournal()``); `nil` for others.
+        let packedHeaders: PackedHeaders?
 
         init(
             method: String, url: URLText, headers: HeaderFields, body: Data?, timeoutInterval: TimeInterval,
@@ -40,6 +43,24 @@ public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
             self.pathExtension = StubRequest.extensionOf(path: path)
             self.queryItems = queryItems
             self.originFormTarget = originFormTarget
+            self.packedHeaders = nil
+        }
+
+        /// `other`, with its headers packed.
+        init(packingHeadersOf other: Storage) {
+            method = other.method
+            url = other.url
+            headers = other.headers
+            body = other.body
+            timeoutInterval = other.timeoutInterval
+            scheme = other.scheme
+            host = other.host
+            port = other.port
+            path = other.path
+            pathExtension = other.pathExtension
+            queryItems = other.queryItems
+            originFormTarget = other.originFormTarget
+            packedHeaders = PackedHeaders(other.headers)
         }
     }
 
@@ -150,6 +171,22 @@ public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
     /// parsed by hand, so that parsing it again gives the same request; `nil` otherwise.
     var originFormTarget: String? {
         storage.originFormTarget
+    }
+
+    /// The same request holding its headers packed as the journal keeps them, for a request
+    /// kept to be answered again and again: each answer's journal entry then shares them rather
+    /// than packing them anew.
+    package func packingHeadersForTheJournal() -> StubRequest {
+        storage.packedHeaders == nil ? StubRequest(storage: Storage(packingHeadersOf: storage)) : self
+    }
+
+    /// The headers as the journal packs them, when ``packingHeadersForTheJournal()`` made them.
+    var packedHeaders: PackedHeaders? {
+        storage.packedHeaders
+    }
+
+    private init(storage: Storage) {
+        self.storage = storage
     }
 
     private init(

@@ -74,7 +74,11 @@ final class StubExchange {
         fileChecks.endWithTurn(of: eventLoop)
         switch decision {
         case .answer(let answer):
-            if let match { repeats.keep(RepeatCache.Entry(key: key, request: request, method: method, match: match)) }
+            var request = request
+            if let match {
+                request = request.packingHeadersForTheJournal()
+                repeats.keep(RepeatCache.Entry(key: key, request: request, method: method, match: match))
+            }
             deliver(answer, request: request, method: method, arrival: arrival, to: target)
             return match != nil
         case .pending(let pending):
