@@ -50,7 +50,8 @@
 # default), so the client takes its share of the cores for every server alike: the ratios are
 # what this compares, not absolute figures. Each run waits until the machine is quiet (under 10%
 # busy, at most 15 s): the JVM keeps working for a while after a run. The order of the servers
-# is rotated each round and reversed every other round, so none always follows the same one.
+# is rotated each round (and, for three, reversed every other round), so none always goes first
+# or follows the same one.
 #
 # Exit status: 0 when every target is met, 1 when one is missed, 2 when the benchmark cannot run.
 set -euo pipefail
