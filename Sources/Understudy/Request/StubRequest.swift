@@ -29,7 +29,7 @@ public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
         init(
             method: String, url: URLText, headers: HeaderFields, body: Data?, timeoutInterval: TimeInterval,
             scheme: String, host: String, port: Int?, path: String, queryItems: [(name: String, value: String)],
-            originFormTarget: String?
+            originFormTarget: String?, packedHeaders: PackedHeaders? = nil
         ) {
             self.method = method
             self.url = url
@@ -43,24 +43,7 @@ public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
             self.pathExtension = StubRequest.extensionOf(path: path)
             self.queryItems = queryItems
             self.originFormTarget = originFormTarget
-            self.packedHeaders = nil
-        }
-
-        /// `other`, with its headers packed.
-        init(packingHeadersOf other: Storage) {
-            method = other.method
-            url = other.url
-            headers = other.headers
-            body = other.body
-            timeoutInterval = other.timeoutInterval
-            scheme = other.scheme
-            host = other.host
-            port = other.port
-            path = other.path
-            pathExtension = other.pathExtension
-            queryItems = other.queryItems
-            originFormTarget = other.originFormTarget
-            packedHeaders = PackedHeaders(other.headers)
+            self.packedHeaders = packedHeaders
         }
     }
 
@@ -177,7 +160,15 @@ public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
     /// kept to be answered again and again: each answer's journal entry then shares them rather
     /// than packing them anew.
     package func packingHeadersForTheJournal() -> StubRequest {
-        storage.packedHeaders == nil ? StubRequest(storage: Storage(packingHeadersOf: storage)) : self
+        guard storage.packedHeaders == nil else { return self }
+        let kept = storage
+        return StubRequest(
+            storage: Storage(
+                method: kept.method, url: kept.url, headers: kept.headers, body: kept.body, timeoutInterval: kept.timeoutInterval,
+                scheme: kept.scheme, host: kept.host, port: kept.port, path: kept.path, queryItems: kept.queryItems,
+                originFormTarget: kept.originFormTarget, packedHeaders: PackedHeaders(kept.headers)
+            )
+        )
     }
 
     /// The headers as the journal packs them, when ``packingHeadersForTheJournal()`` made them.
