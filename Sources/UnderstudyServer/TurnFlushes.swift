@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 internal import NIOCore
 
 /// The flushes of one event loop's turn, made together at its end: the responses a turn
@@ -13,26 +18,76 @@ internal import NIOCore
 /// flushes at once instead (``InputEndFlush``): SwiftNIO closes a channel at the end of its
 /// input in the same turn, and fails the writes not flushed by then.
 final class TurnFlushes {
-    private var pending: [ChannelHandlerContext] = []
+    private struct Pending {
+        let context: ChannelHandlerContext
+        /// Whether the socket was corked for this flush (``SocketCork``), to be uncorked after it.
+        let corked: Bool
+    }
 
-    /// Flushes `context` at the end of this turn of its event loop.
-    func flushAtTurnEnd(_ context: ChannelHandlerContext) {
+    private var pending: [Pending] = []
+
+    /// Flushes `context` at the end of this turn of its event loop; `corked`: its socket was
+    /// corked for what this flush sends, and is uncorked right after it.
+    func flushAtTurnEnd(_ context: ChannelHandlerContext, corked: Bool = false) {
         if pending.isEmpty {
             let flushes = NIOLoopBound(self, eventLoop: context.eventLoop)
             context.eventLoop.execute { flushes.value.flushAll() }
         }
-        pending.append(context)
+        pending.append(Pending(context: context, corked: corked))
     }
 
     /// Flushes now what `channel` left for the end of the turn, if anything.
     func flushNow(_ channel: any Channel) {
-        guard let index = pending.firstIndex(where: { $0.channel === channel }) else { return }
-        pending.remove(at: index).flush()
+        guard let index = pending.firstIndex(where: { $0.context.channel === channel }) else { return }
+        Self.flush(pending.remove(at: index))
     }
 
     private func flushAll() {
-        let contexts = pending
+        let flushes = pending
         pending.removeAll(keepingCapacity: true)
-        for context in contexts { context.flush() }
+        for flush in flushes { Self.flush(flush) }
+    }
+
+    private static func flush(_ pending: Pending) {
+        pending.context.flush()
+        if pending.corked { SocketCork.uncork(pending.context.channel) }
+    }
+}
+
+/// `TCP_CORK`, held around one flush that sends a response head and then its body from a file:
+/// the head goes out in the same segment as the body's first bytes rather than in one of its
+/// own, as nginx sends with `tcp_nopush on`. Uncorking sends what is left at once.
+///
+/// Only where the file region starts on a page boundary (``worthCorking(fileOffset:)``); see
+/// docs/ARCHITECTURE.md for why. Linux only: elsewhere nothing is corked.
+enum SocketCork {
+    #if os(Linux)
+    private static let option = ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: CInt(TCP_CORK)))
+    private static let pageSize = Int(sysconf(CInt(_SC_PAGESIZE)))
+    #endif
+
+    /// Whether a file body from `fileOffset` is sent corked with its head.
+    static func worthCorking(fileOffset: Int) -> Bool {
+        #if os(Linux)
+        return fileOffset % pageSize == 0
+        #else
+        return false
+        #endif
+    }
+
+    /// Corks `channel`'s socket; `false` when it cannot be (not a TCP socket, or closed).
+    static func cork(_ channel: any Channel) -> Bool {
+        #if os(Linux)
+        guard let options = channel.syncOptions else { return false }
+        return (try? options.setOption(option, value: 1)) != nil
+        #else
+        return false
+        #endif
+    }
+
+    static func uncork(_ channel: any Channel) {
+        #if os(Linux)
+        try? channel.syncOptions?.setOption(option, value: 0)
+        #endif
     }
 }

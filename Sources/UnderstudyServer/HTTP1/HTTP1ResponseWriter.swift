@@ -20,6 +20,9 @@ final class HTTP1ResponseWriter: ResponseWriter {
     /// The usual head, not written yet: if the whole body follows at once, both go as the
     /// response's one joined buffer (``WireResponse/keepAliveResponse``).
     private var headHeld = false
+    /// Whether this response's body went as a file region that starts on a page boundary, so
+    /// that its head may go corked with it (``SocketCork``).
+    private var corkable = false
 
     /// Whether a body may go from its file with `sendfile(2)`: on a plain socket only. A TLS
     /// handler takes bytes to encrypt, and fails on a file region (sending a large file body
@@ -67,6 +70,7 @@ final class HTTP1ResponseWriter: ResponseWriter {
         self.closing = closing
         self.lingering = lingering
         headHeld = false
+        corkable = false
     }
 
     func writeHead() {
@@ -100,6 +104,7 @@ final class HTTP1ResponseWriter: ResponseWriter {
             let region = FileRegion(
                 fileHandle: file.handle, readerIndex: wire.fileOffset + range.lowerBound, endIndex: wire.fileOffset + range.upperBound
             )
+            corkable = SocketCork.worthCorking(fileOffset: region.readerIndex)
             output.write(NIOAny(IOData.fileRegion(region)), promise: nil)
         } else {
             let slice = wire.body.getSlice(at: wire.body.readerIndex + range.lowerBound, length: range.count)!
@@ -123,7 +128,14 @@ final class HTTP1ResponseWriter: ResponseWriter {
         } else if close || closing || !keepAlive {
             flushThen { channel.close(promise: nil) }
         } else {
-            if let flushes { flushes.flushAtTurnEnd(output) } else { output.flush() }
+            if let flushes {
+                // What the response wrote since its last flush (all of it, unless delivered in
+                // pieces) waits for this one: corked, the head shares a segment with the file's
+                // first bytes.
+                flushes.flushAtTurnEnd(output, corked: corkable && SocketCork.cork(channel))
+            } else {
+                output.flush()
+            }
             ended()
         }
     }

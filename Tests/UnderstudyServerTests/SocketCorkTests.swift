@@ -1,0 +1,185 @@
+#if os(Linux)
+import Foundation
+import Glibc
+import NIOCore
+import NIOPosix
+import Understudy
+@testable import UnderstudyServer
+import UnderstudySupport
+import XCTest
+
+/// A response head corked with its file body (``SocketCork``): the socket is corked only for
+/// the flush that sends them, and uncorked once it is made, so that nothing written after waits
+/// on the cork (Linux holds corked bytes for up to 200 ms).
+final class SocketCorkTests: XCTestCase {
+    private static let cork = ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: CInt(TCP_CORK)))
+
+    /// Stands for the handler that writes a response; its context is the one handed to ``TurnFlushes``.
+    private final class Writer: ChannelOutboundHandler {
+        typealias OutboundIn = ByteBuffer
+    }
+
+    /// Gathers what the client receives.
+    private final class Received: ChannelInboundHandler, @unchecked Sendable {
+        typealias InboundIn = ByteBuffer
+        private let bytes = LockedState(ByteBuffer())
+        var text: String { bytes.withLock { String(buffer: $0) } }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            var chunk = unwrapInboundIn(data)
+            bytes.withLock { $0.writeBuffer(&chunk) }
+        }
+    }
+
+    /// A loopback TCP connection: the server's end, with a ``Writer``, and the client's.
+    private struct Connection {
+        let server: any Channel
+        let client: any Channel
+        let received: Received
+        let listener: any Channel
+
+        init(group: any EventLoopGroup) throws {
+            let accepted = group.next().makePromise(of: (any Channel).self)
+            listener = try ServerBootstrap(group: group)
+                .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(Writer())
+                        accepted.succeed(channel)
+                    }
+                }
+                .bind(host: "127.0.0.1", port: 0).wait()
+            let received = Received()
+            self.received = received
+            client = try ClientBootstrap(group: group)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(received) }
+                }
+                .connect(to: listener.localAddress!).wait()
+            server = try accepted.futureResult.wait()
+        }
+
+        func close() {
+            try? client.close().wait()
+            try? server.close().wait()
+            try? listener.close().wait()
+        }
+
+        /// Waits (at most about 5 s) until the client has received `text`.
+        func waitForClient(toReceive text: String, file: StaticString = #filePath, line: UInt = #line) {
+            for _ in 0..<500 where received.text != text { usleep(10_000) }
+            XCTAssertEqual(received.text, text, file: file, line: line)
+        }
+    }
+
+    private var group: MultiThreadedEventLoopGroup!
+
+    override func setUp() {
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    }
+
+    override func tearDown() {
+        try? group.syncShutdownGracefully()
+    }
+
+    func testACorkedFlushUncorksTheSocketOnceMade() throws {
+        let connection = try Connection(group: group)
+        defer { connection.close() }
+        let duringTheTurn = try connection.server.eventLoop.submit { () -> (corked: Bool, corkedAfterAsking: Int) in
+            let context = try connection.server.pipeline.syncOperations.context(handlerType: Writer.self)
+            let flushes = TurnFlushes()
+            context.write(NIOAny(ByteBuffer(string: "HTTP/1.1 200 OK\r\n\r\nbody")), promise: nil)
+            let corked = SocketCork.cork(connection.server)
+            flushes.flushAtTurnEnd(context, corked: corked)
+            return (corked, try connection.server.syncOptions!.getOption(Self.cork))
+        }.wait()
+        XCTAssertTrue(duringTheTurn.corked, "a TCP socket can be corked")
+        XCTAssertNotEqual(duringTheTurn.corkedAfterAsking, 0, "corked until the turn's flush")
+
+        connection.waitForClient(toReceive: "HTTP/1.1 200 OK\r\n\r\nbody")
+        let afterTheTurn = try connection.server.eventLoop.submit {
+            try connection.server.syncOptions!.getOption(Self.cork)
+        }.wait()
+        XCTAssertEqual(afterTheTurn, 0, "uncorked once the flush is made")
+    }
+
+    func testFlushNowUncorksTooForAConnectionWhoseInputEnded() throws {
+        let connection = try Connection(group: group)
+        defer { connection.close() }
+        let state = try connection.server.eventLoop.submit { () -> (before: Int, after: Int) in
+            let context = try connection.server.pipeline.syncOperations.context(handlerType: Writer.self)
+            let flushes = TurnFlushes()
+            context.write(NIOAny(ByteBuffer(string: "last words")), promise: nil)
+            flushes.flushAtTurnEnd(context, corked: SocketCork.cork(connection.server))
+            let before = try connection.server.syncOptions!.getOption(Self.cork)
+            flushes.flushNow(connection.server)
+            return (before, try connection.server.syncOptions!.getOption(Self.cork))
+        }.wait()
+        XCTAssertNotEqual(state.before, 0)
+        XCTAssertEqual(state.after, 0, "flushed at once, and uncorked with it")
+        connection.waitForClient(toReceive: "last words")
+    }
+
+    func testAnUncorkedFlushLeavesTheSocketAsItWas() throws {
+        let connection = try Connection(group: group)
+        defer { connection.close() }
+        try connection.server.eventLoop.submit {
+            let context = try connection.server.pipeline.syncOperations.context(handlerType: Writer.self)
+            let flushes = TurnFlushes()
+            context.write(NIOAny(ByteBuffer(string: "small")), promise: nil)
+            flushes.flushAtTurnEnd(context)
+        }.wait()
+        connection.waitForClient(toReceive: "small")
+        XCTAssertEqual(try connection.server.eventLoop.submit { try connection.server.syncOptions!.getOption(Self.cork) }.wait(), 0)
+    }
+
+    func testOnlyAFileRegionStartingOnAPageBoundaryIsCorked() {
+        let page = Int(sysconf(CInt(_SC_PAGESIZE)))
+        XCTAssertTrue(SocketCork.worthCorking(fileOffset: 0), "a whole file")
+        XCTAssertTrue(SocketCork.worthCorking(fileOffset: page))
+        XCTAssertTrue(SocketCork.worthCorking(fileOffset: 3 * page))
+        XCTAssertFalse(SocketCork.worthCorking(fileOffset: 10_000), "a range from byte 10,000")
+        XCTAssertFalse(SocketCork.worthCorking(fileOffset: page - 1))
+        XCTAssertFalse(SocketCork.worthCorking(fileOffset: page + 1))
+    }
+
+    /// File bodies sent corked (a whole file, a range from a page boundary) and uncorked (a range
+    /// from inside a page), with small answers from memory between them, on one kept-alive
+    /// connection: each arrives whole and framed, the small ones after a corked one too.
+    func testCorkedAndUncorkedFileBodiesAndSmallAnswersShareAConnection() async throws {
+        let directory = try makeTemporaryDirectory("cork")
+        let file = directory.appendingPathComponent("big.txt")
+        // 102,400 bytes, over the size sent from the file, each line saying where it starts.
+        let text = (0..<6_400).map { String(format: "%015d\n", $0 * 16) }.joined()
+        try Data(text.utf8).write(to: file)
+        let bytes = Array(text.utf8)
+        func slice(_ range: ClosedRange<Int>) -> String { String(decoding: bytes[range], as: UTF8.self) }
+        let stubs = StubRegistry()
+        stubs.stub(.path("/big.txt"), named: "file", response: .file(file))
+        stubs.stub(.path("/small"), named: "small", response: .text("small"))
+
+        try await withServer(stubs) { server in
+            let socket = try RawSocket(port: server.port)
+            func ask(_ path: String, _ field: String = "Accept: */*") -> RawResponse? {
+                socket.send("GET \(path) HTTP/1.1\r\nHost: img.test\r\n\(field)\r\n\r\n")
+                return socket.readResponses(count: 1).first
+            }
+            for round in 1...2 {
+                let whole = try XCTUnwrap(ask("/big.txt"), "round \(round)")
+                XCTAssertEqual(whole.status, 200)
+                XCTAssertEqual(whole.body, text, "the whole file, from a page boundary (corked)")
+                XCTAssertEqual(ask("/small")?.summary, "200 OK small")
+                let aligned = try XCTUnwrap(ask("/big.txt", "Range: bytes=4096-69631"))
+                XCTAssertEqual(aligned.status, 206)
+                XCTAssertEqual(aligned.headers["content-range"], "bytes 4096-69631/102400")
+                XCTAssertEqual(aligned.body, slice(4096...69631), "a range from a page boundary (corked)")
+                XCTAssertEqual(ask("/small")?.summary, "200 OK small")
+                let unaligned = try XCTUnwrap(ask("/big.txt", "Range: bytes=10000-75535"))
+                XCTAssertEqual(unaligned.status, 206)
+                XCTAssertEqual(unaligned.body, slice(10000...75535), "a range from inside a page (not corked)")
+                XCTAssertEqual(ask("/small")?.summary, "200 OK small")
+            }
+        }
+    }
+}
+#endif
