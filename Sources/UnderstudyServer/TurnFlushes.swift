@@ -58,7 +58,8 @@ final class TurnFlushes {
 /// the head goes out in the same segment as the body's first bytes rather than in one of its
 /// own, as nginx sends with `tcp_nopush on`. Uncorking sends what is left at once.
 ///
-/// Only where the file region starts on a page boundary (``worthCorking(fileOffset:)``); see
+/// Only where the file region starts on a page boundary (``worthCorking(fileOffset:)``; a writer
+/// sends a region's bytes up to one from memory, ``pageBoundary(atOrAfter:)``); see
 /// docs/ARCHITECTURE.md for why. Linux only: elsewhere nothing is corked.
 enum SocketCork {
     #if os(Linux)
@@ -72,6 +73,16 @@ enum SocketCork {
         return fileOffset % pageSize == 0
         #else
         return false
+        #endif
+    }
+
+    /// The first page boundary at or after `offset` in a file (`offset` itself where corking
+    /// does not apply).
+    static func pageBoundary(atOrAfter offset: Int) -> Int {
+        #if os(Linux)
+        return (offset + pageSize - 1) / pageSize * pageSize
+        #else
+        return offset
         #endif
     }
 

@@ -133,6 +133,15 @@ final class SocketCorkTests: XCTestCase {
         XCTAssertEqual(try connection.server.eventLoop.submit { try connection.server.syncOptions!.getOption(Self.cork) }.wait(), 0)
     }
 
+    func testARegionFromInsideAPageIsSplitAtTheNextPageBoundary() {
+        let page = Int(sysconf(CInt(_SC_PAGESIZE)))
+        XCTAssertEqual(SocketCork.pageBoundary(atOrAfter: 0), 0)
+        XCTAssertEqual(SocketCork.pageBoundary(atOrAfter: page), page, "already on one")
+        XCTAssertEqual(SocketCork.pageBoundary(atOrAfter: 1), page)
+        XCTAssertEqual(SocketCork.pageBoundary(atOrAfter: 10_000), (10_000 / page + 1) * page)
+        XCTAssertEqual(SocketCork.pageBoundary(atOrAfter: 3 * page - 1), 3 * page)
+    }
+
     func testOnlyAFileRegionStartingOnAPageBoundaryIsCorked() {
         let page = Int(sysconf(CInt(_SC_PAGESIZE)))
         XCTAssertTrue(SocketCork.worthCorking(fileOffset: 0), "a whole file")
@@ -143,9 +152,10 @@ final class SocketCorkTests: XCTestCase {
         XCTAssertFalse(SocketCork.worthCorking(fileOffset: page + 1))
     }
 
-    /// File bodies sent corked (a whole file, a range from a page boundary) and uncorked (a range
-    /// from inside a page), with small answers from memory between them, on one kept-alive
-    /// connection: each arrives whole and framed, the small ones after a corked one too.
+    /// File bodies sent corked (a whole file, a range from a page boundary, a range from inside a
+    /// page whose bytes up to the next boundary go from memory), with small answers from memory
+    /// between them, on one kept-alive connection: each arrives whole and framed, in order, the
+    /// small ones after a corked one too.
     func testCorkedAndUncorkedFileBodiesAndSmallAnswersShareAConnection() async throws {
         let directory = try makeTemporaryDirectory("cork")
         let file = directory.appendingPathComponent("big.txt")
@@ -176,7 +186,7 @@ final class SocketCorkTests: XCTestCase {
                 XCTAssertEqual(ask("/small")?.summary, "200 OK small")
                 let unaligned = try XCTUnwrap(ask("/big.txt", "Range: bytes=10000-75535"))
                 XCTAssertEqual(unaligned.status, 206)
-                XCTAssertEqual(unaligned.body, slice(10000...75535), "a range from inside a page (not corked)")
+                XCTAssertEqual(unaligned.body, slice(10000...75535), "a range from inside a page: its first bytes from memory, the rest from the file")
                 XCTAssertEqual(ask("/small")?.summary, "200 OK small")
             }
         }

@@ -99,10 +99,20 @@ final class HTTP1ResponseWriter: ResponseWriter {
         }
         releaseHead()
         if sendsFiles, let file = wire.file {
+            // A region starting inside a page sends its bytes up to the next page boundary from
+            // memory, so that what goes from the file starts on one and may go corked with the
+            // head (``SocketCork``).
+            var start = range.lowerBound
+            let boundary = SocketCork.pageBoundary(atOrAfter: wire.fileOffset + start) - wire.fileOffset
+            if boundary > start, boundary < range.upperBound {
+                let prefix = wire.body.getSlice(at: wire.body.readerIndex + start, length: boundary - start)!
+                output.write(NIOAny(IOData.byteBuffer(prefix)), promise: nil)
+                start = boundary
+            }
             // The queued write holds the file's handle, which stays open until the write is
             // done whatever the cache and the next response do meanwhile (``OpenFile``).
             let region = FileRegion(
-                fileHandle: file.handle, readerIndex: wire.fileOffset + range.lowerBound, endIndex: wire.fileOffset + range.upperBound
+                fileHandle: file.handle, readerIndex: wire.fileOffset + start, endIndex: wire.fileOffset + range.upperBound
             )
             corkable = SocketCork.worthCorking(fileOffset: region.readerIndex)
             output.write(NIOAny(IOData.fileRegion(region)), promise: nil)
