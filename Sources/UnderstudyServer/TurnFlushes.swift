@@ -58,8 +58,9 @@ final class TurnFlushes {
 /// the head goes out in the same segment as the body's first bytes rather than in one of its
 /// own, as nginx sends with `tcp_nopush on`. Uncorking sends what is left at once.
 ///
-/// Only where the file region starts on a page boundary (``worthCorking(fileOffset:)``; a writer
-/// sends a region's bytes up to one from memory, ``pageBoundary(atOrAfter:)``); see
+/// Only where the file region starts on a page boundary (``worthCorking(fileOffset:)``); a writer
+/// sends the bytes of a region starting inside a page up to the next one
+/// (``pageBoundary(atOrAfter:)``) from memory with the head instead, uncorked. See
 /// docs/ARCHITECTURE.md for why. Linux only: elsewhere nothing is corked.
 enum SocketCork {
     #if os(Linux)

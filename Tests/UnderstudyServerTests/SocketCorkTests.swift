@@ -152,8 +152,9 @@ final class SocketCorkTests: XCTestCase {
         XCTAssertFalse(SocketCork.worthCorking(fileOffset: page + 1))
     }
 
-    /// File bodies sent corked (a whole file, a range from a page boundary, a range from inside a
-    /// page whose bytes up to the next boundary go from memory), with small answers from memory
+    /// File bodies sent corked (a whole file, a range from a page boundary) and not (a range from
+    /// inside a page, whose bytes up to the next boundary go from memory with the head, and a
+    /// HEAD's head with no body after it), with small answers from memory
     /// between them, on one kept-alive connection: each arrives whole and framed, in order, the
     /// small ones after a corked one too.
     func testCorkedAndUncorkedFileBodiesAndSmallAnswersShareAConnection() async throws {
@@ -186,8 +187,17 @@ final class SocketCorkTests: XCTestCase {
                 XCTAssertEqual(ask("/small")?.summary, "200 OK small")
                 let unaligned = try XCTUnwrap(ask("/big.txt", "Range: bytes=10000-75535"))
                 XCTAssertEqual(unaligned.status, 206)
-                XCTAssertEqual(unaligned.body, slice(10000...75535), "a range from inside a page: its first bytes from memory, the rest from the file")
+                XCTAssertEqual(unaligned.body, slice(10000...75535), "a range from inside a page: its first bytes from memory with the head, the rest from the file")
                 XCTAssertEqual(ask("/small")?.summary, "200 OK small")
+                // A file response's head waits for its first bytes; with none to follow, it goes alone.
+                socket.send("HEAD /big.txt HTTP/1.1\r\nHost: img.test\r\n\r\nGET /small HTTP/1.1\r\nHost: img.test\r\n\r\n")
+                let heads = String(decoding: socket.read(until: "\r\n\r\nsmall").bytes, as: UTF8.self)
+                let parts = heads.components(separatedBy: "\r\n\r\n")
+                XCTAssertEqual(parts.count, 3, "two heads and the small body: \(heads)")
+                XCTAssertTrue(parts[0].hasPrefix("HTTP/1.1 200 OK\r\n"), parts[0])
+                XCTAssertTrue(parts[0].lowercased().contains("content-length: 102400"), parts[0])
+                XCTAssertTrue(parts[1].hasPrefix("HTTP/1.1 200 OK\r\n"), "no body after the HEAD's head: \(parts[1].prefix(40))")
+                XCTAssertEqual(parts.last, "small")
             }
         }
     }

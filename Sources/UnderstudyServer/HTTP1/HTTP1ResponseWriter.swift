@@ -17,11 +17,12 @@ final class HTTP1ResponseWriter: ResponseWriter {
     private var keepAlive = true
     private var closing = false
     private var lingering = false
-    /// The usual head, not written yet: if the whole body follows at once, both go as the
-    /// response's one joined buffer (``WireResponse/keepAliveResponse``).
+    /// The head, not written yet: if the whole body follows at once, both go as the response's
+    /// one joined buffer (``WireResponse/keepAliveResponse``); before a body from a file, it goes
+    /// with the bytes sent from memory, if any.
     private var headHeld = false
-    /// Whether this response's body went as a file region that starts on a page boundary, so
-    /// that its head may go corked with it (``SocketCork``).
+    /// Whether this response's body went as a file region that starts on a page boundary, with
+    /// no bytes from memory before it, so that its head may go corked with it (``SocketCork``).
     private var corkable = false
 
     /// Whether a body may go from its file with `sendfile(2)`: on a plain socket only. A TLS
@@ -79,6 +80,10 @@ final class HTTP1ResponseWriter: ResponseWriter {
             headHeld = true
             return
         }
+        if sendsFiles, wire.file != nil {
+            headHeld = true
+            return
+        }
         let head = wire.head(version: version, keepAlive: keepAlive, closing: closing, allocator: context.channel.allocator)
         output.write(NIOAny(IOData.byteBuffer(head)), promise: nil)
     }
@@ -97,29 +102,44 @@ final class HTTP1ResponseWriter: ResponseWriter {
             headHeld = false
             return output.write(NIOAny(IOData.byteBuffer(joined)), promise: nil)
         }
-        releaseHead()
         if sendsFiles, let file = wire.file {
-            // A region starting inside a page sends its bytes up to the next page boundary from
-            // memory, so that what goes from the file starts on one and may go corked with the
-            // head (``SocketCork``).
+            // The head shares a segment with body bytes either way: a region starting on a page
+            // boundary goes corked with it (``SocketCork``); one starting inside a page sends its
+            // bytes up to the next boundary from memory, in one buffer with the head, and the
+            // rest from the file uncorked, as corking such a region costs more than it saves.
             var start = range.lowerBound
+            var split = false
             let boundary = SocketCork.pageBoundary(atOrAfter: wire.fileOffset + start) - wire.fileOffset
             if boundary > start, boundary < range.upperBound {
-                let prefix = wire.body.getSlice(at: wire.body.readerIndex + start, length: boundary - start)!
-                output.write(NIOAny(IOData.byteBuffer(prefix)), promise: nil)
+                writeAfterHeldHead(wire.body.getSlice(at: wire.body.readerIndex + start, length: boundary - start)!)
                 start = boundary
+                split = true
+            } else {
+                releaseHead()
             }
             // The queued write holds the file's handle, which stays open until the write is
             // done whatever the cache and the next response do meanwhile (``OpenFile``).
             let region = FileRegion(
                 fileHandle: file.handle, readerIndex: wire.fileOffset + start, endIndex: wire.fileOffset + range.upperBound
             )
-            corkable = SocketCork.worthCorking(fileOffset: region.readerIndex)
+            corkable = !split && SocketCork.worthCorking(fileOffset: region.readerIndex)
             output.write(NIOAny(IOData.fileRegion(region)), promise: nil)
         } else {
+            releaseHead()
             let slice = wire.body.getSlice(at: wire.body.readerIndex + range.lowerBound, length: range.count)!
             output.write(NIOAny(IOData.byteBuffer(slice)), promise: nil)
         }
+    }
+
+    /// Writes `bytes` in one buffer with the held head before them, or alone if none is held.
+    private func writeAfterHeldHead(_ bytes: ByteBuffer) {
+        guard headHeld, let wire else { return output.write(NIOAny(IOData.byteBuffer(bytes)), promise: nil) }
+        headHeld = false
+        let head = wire.head(version: version, keepAlive: keepAlive, closing: closing, allocator: context.channel.allocator)
+        var joined = context.channel.allocator.buffer(capacity: head.readableBytes + bytes.readableBytes)
+        joined.writeImmutableBuffer(head)
+        joined.writeImmutableBuffer(bytes)
+        output.write(NIOAny(IOData.byteBuffer(joined)), promise: nil)
     }
 
     func flush() {
