@@ -107,10 +107,11 @@ final class HTTP1ResponseWriter: ResponseWriter {
             // boundary goes corked with it (``SocketCork``); one starting inside a page sends its
             // bytes up to the next boundary from memory, in one buffer with the head, and the
             // rest from the file uncorked, as corking such a region costs more than it saves.
+            // A later piece of a paced body has no head to join and goes whole from the file.
             var start = range.lowerBound
             var split = false
             let boundary = SocketCork.pageBoundary(atOrAfter: wire.fileOffset + start) - wire.fileOffset
-            if boundary > start, boundary < range.upperBound {
+            if headHeld, boundary > start, boundary < range.upperBound {
                 writeAfterHeldHead(wire.body.getSlice(at: wire.body.readerIndex + start, length: boundary - start)!)
                 start = boundary
                 split = true
