@@ -2,8 +2,11 @@
 import Foundation
 import Glibc
 import NIOCore
+import NIOEmbedded
+import NIOHTTP1
 import NIOPosix
 import Understudy
+import UnderstudyImages
 @testable import UnderstudyServer
 import UnderstudySupport
 import XCTest
@@ -150,6 +153,57 @@ final class SocketCorkTests: XCTestCase {
         XCTAssertFalse(SocketCork.worthCorking(fileOffset: 10_000), "a range from byte 10,000")
         XCTAssertFalse(SocketCork.worthCorking(fileOffset: page - 1))
         XCTAssertFalse(SocketCork.worthCorking(fileOffset: page + 1))
+    }
+
+    /// What a writer puts on the wire for a file body: a region starting inside a page sends its
+    /// bytes up to the next page boundary in one buffer with the head, then the rest from the
+    /// file; a later piece of a paced body, with no head to join, goes whole from the file.
+    func testOnlyThePieceWithTheHeadIsSplitAtAPageBoundary() throws {
+        let directory = try makeTemporaryDirectory("cork-writer")
+        let path = directory.appendingPathComponent("big.bin").path
+        try Data((0..<102_400).map { UInt8($0 % 251) }).write(to: URL(fileURLWithPath: path))
+        let channel = EmbeddedChannel(handler: Writer())
+        let context = try channel.pipeline.syncOperations.context(handlerType: Writer.self)
+        let clock = LoopClock(eventLoop: channel.embeddedEventLoop)
+        let writer = HTTP1ResponseWriter(context: context, sendsFiles: true, clock: clock) {}
+        var prepared = PreparedResponse(status: 200, headers: ["Content-Length": "102400"], body: try Data(contentsOf: URL(fileURLWithPath: path)))
+        prepared.sourceFile = PreparedResponse.SourceFile(path: path, stamp: try XCTUnwrap(FileStamp(path: path)))
+        let file = try XCTUnwrap(OpenFile(prepared.sourceFile!, clock: clock))
+        let wire = try WireResponse(prepared, allocator: channel.allocator, file: file)
+        func written() throws -> [String] {
+            var parts: [String] = []
+            while let data = try channel.readOutbound(as: IOData.self) {
+                switch data {
+                case .byteBuffer(let buffer):
+                    // "head + N bytes" where a head leads the buffer, "N bytes" where none does.
+                    let bytes = Array(buffer.readableBytesView)
+                    if bytes.starts(with: Array("HTTP/1.1 200 OK\r\n".utf8)), let end = RawSocket.firstIndex(of: Array("\r\n\r\n".utf8), in: bytes) {
+                        parts.append("head + \(bytes.count - end - 4) bytes")
+                    } else {
+                        parts.append("\(bytes.count) bytes")
+                    }
+                case .fileRegion(let region):
+                    parts.append("file \(region.readerIndex)..<\(region.endIndex)")
+                }
+            }
+            return parts
+        }
+
+        writer.prepare(wire, version: .http1_1, keepAlive: true, closing: false, lingering: false)
+        writer.writeHead()
+        writer.writeBody(10_000..<75_536)
+        writer.flush()
+        let page = SocketCork.pageBoundary(atOrAfter: 10_000)
+        XCTAssertEqual(try written(), ["head + \(page - 10_000) bytes", "file \(page)..<75536"], "the head with the bytes up to a page boundary")
+
+        writer.prepare(wire, version: .http1_1, keepAlive: true, closing: false, lingering: false)
+        writer.writeHead()
+        writer.flush()
+        writer.writeBody(0..<16_000)
+        writer.writeBody(16_000..<32_000)
+        writer.flush()
+        XCTAssertEqual(try written(), ["head + 0 bytes", "file 0..<16000", "file 16000..<32000"], "paced pieces whole from the file")
+        _ = try channel.finish()
     }
 
     /// File bodies sent corked (a whole file, a range from a page boundary) and not (a range from
