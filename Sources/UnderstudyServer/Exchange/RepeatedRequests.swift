@@ -2,7 +2,7 @@ import UnderstudySupport
 
 /// A request's key in its event loop's ``RepeatedRequests``: what the client sent, in a form two
 /// identical requests share (an HTTP/1.1 read's bytes, an HTTP/2 HEADERS block).
-protocol RepeatedRequestKey: Hashable {
+protocol RepeatedRequestKey: Equatable {
     /// A hash of the whole key that is cheap to make (``QuickHash``), never 0; two keys that
     /// differ in any byte should differ here.
     var quickHash: UInt64 { get }
@@ -37,7 +37,7 @@ final class RepeatedRequests<Key: RepeatedRequestKey, Entry> {
     static var offeredBuckets: Int { 1024 }
     static var offeredWays: Int { 8 }
 
-    private var entries = BoundedCache<Key, Entry>(countLimit: RepeatedRequests.maxEntries, costLimit: RepeatedRequests.maxBytes)
+    private var entries = BoundedCache<Hashed, Entry>(countLimit: RepeatedRequests.maxEntries, costLimit: RepeatedRequests.maxBytes)
     /// The quick hashes of keys offered lately: ``offeredBuckets`` buckets of ``offeredWays``
     /// each, the newest first, 0 for none. Memory of its own rather than an array: an array in
     /// a class is checked for exclusive access and uniqueness at each offer.
@@ -73,7 +73,7 @@ final class RepeatedRequests<Key: RepeatedRequestKey, Entry> {
     func entry(for key: Key) -> Entry? {
         // A client that never repeats leaves the table empty: no hashing for it.
         guard entries.count > 0 else { return nil }
-        return entries.value(for: key)
+        return entries.value(for: Hashed(key))
     }
 
     /// Whether `key`, not answered from what is kept, came before: then its request is worth
@@ -96,12 +96,33 @@ final class RepeatedRequests<Key: RepeatedRequestKey, Entry> {
 
     /// Keeps `entry`, the request `key` makes.
     func keep(_ entry: Entry, for key: Key) {
-        entries.insert(entry, for: key, cost: key.keptBytes)
+        entries.insert(entry, for: Hashed(key), cost: key.keptBytes)
     }
 
     /// Forgets every request: the stubs changed since they were kept.
     func removeAll() {
         entries.removeAll()
+    }
+
+    /// A key with its ``RepeatedRequestKey/quickHash``, which is all the table hashes: every
+    /// read is looked up, and SipHash over all of its bytes (what `Key`'s own `Hashable` does)
+    /// cost several times the quick hash.
+    struct Hashed: Hashable {
+        let key: Key
+        let quickHash: UInt64
+
+        init(_ key: Key) {
+            self.key = key
+            self.quickHash = key.quickHash
+        }
+
+        static func == (lhs: Hashed, rhs: Hashed) -> Bool {
+            lhs.quickHash == rhs.quickHash && lhs.key == rhs.key
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(quickHash)
+        }
     }
 }
 

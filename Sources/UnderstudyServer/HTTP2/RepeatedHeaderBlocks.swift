@@ -22,14 +22,6 @@ struct HeaderBlock: RepeatedRequestKey {
         return zip(lhs.fields, rhs.fields).allSatisfy { sameBytes($0.name, $1.name) && sameBytes($0.value, $1.value) }
     }
 
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(fields.count)
-        for field in fields {
-            field.name.withUTF8Bytes { hasher.combine(bytes: $0) }
-            field.value.withUTF8Bytes { hasher.combine(bytes: $0) }
-        }
-    }
-
     var quickHash: UInt64 {
         var hash = QuickHash()
         for field in fields {
