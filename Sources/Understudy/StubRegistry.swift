@@ -245,6 +245,12 @@ public final class StubRegistry: Sendable {
         /// What the request selected of the rendering, when it has a field that may make it
         /// conditional or ranged.
         let selection: ConditionalRequest.RememberedSelection?
+        /// The response the request was last answered again with, and how long it lasts: while
+        /// it does, an identical request is answered with it as it is, without looking at the
+        /// rendering or the request's fields again. Only a whole rendering or a `304`: a range's
+        /// bytes are kept by the rendering's variants, within their bounds. Touched under the
+        /// registry's lock.
+        fileprivate var answered: (response: PreparedResponse, lasting: RenderCache.Lasting)?
 
         fileprivate init(
             version: UInt64, entry: StubEntry, response: StubResponse, renderCache: RenderCache, globalDelay: Duration,
@@ -288,15 +294,33 @@ public final class StubRegistry: Sendable {
 
     /// Answers `request`, identical to the one `repeatable` came from, with the same stub, counting
     /// the use; `nil` when a stub was added or removed since, and the request must be resolved in full.
+    /// A response comes with what the request selects of it already selected (a `304`, `206` or
+    /// `416`, see ``ConditionalRequest``).
     package func resolveAgain(_ repeatable: RepeatableMatch, for request: StubRequest, fileCheck: FileCheckTurn? = nil) -> Resolution? {
-        let current = state.withLock { state -> Bool in
-            guard state.version == repeatable.version else { return false }
+        let current = state.withLock { state -> (Bool, (response: PreparedResponse, lasting: RenderCache.Lasting)?) in
+            guard state.version == repeatable.version else { return (false, nil) }
             repeatable.entry.uses += 1
-            return true
+            return (true, repeatable.answered)
         }
-        guard current else { return nil }
-        return render(repeatable.response, for: request, stubName: repeatable.entry.stub.name, cache: repeatable.renderCache, fileCheck: fileCheck)
-            .delaying(repeatable.globalDelay)
+        guard current.0 else { return nil }
+        if let answered = current.1, answered.lasting.stands(in: fileCheck) {
+            return .response(answered.response)
+        }
+        let stubName = repeatable.entry.stub.name
+        let rendered: (PreparedResponse, RenderCache.Lasting?)
+        do {
+            rendered = try repeatable.renderCache.preparedLasting(for: repeatable.response, fileCheck: fileCheck) {
+                try repeatable.response.renderImmediately(for: request, stubName: stubName)!
+            }
+        } catch {
+            return failure(error, stubName: stubName)
+        }
+        let prepared = rendered.0.delayed(by: repeatable.globalDelay)
+        let selected = ConditionalRequest.answer(request, with: prepared, remembered: repeatable.selection)
+        if let lasting = rendered.1, selected.renderID == prepared.renderID || selected.status == 304 {
+            state.withLock { _ in repeatable.answered = (selected, lasting) }
+        }
+        return .response(selected)
     }
 
     private func render(
@@ -371,9 +395,8 @@ public final class StubRegistry: Sendable {
 extension StubRegistry.Resolution {
     /// The resolution with `delay` added before a stub's response (the registry's global delay).
     fileprivate func delaying(_ delay: Duration) -> Self {
-        guard delay > .zero, case .response(var prepared) = self else { return self }
-        prepared.delay += delay
-        return .response(prepared)
+        guard case .response(let prepared) = self else { return self }
+        return .response(prepared.delayed(by: delay))
     }
 
     /// The resolution with the scenario step its stub's use made, for the journal.
@@ -389,5 +412,15 @@ extension StubRegistry.Resolution {
         case .unmatched:
             return self
         }
+    }
+}
+
+extension PreparedResponse {
+    /// The response with `delay` added before it (the registry's global delay).
+    fileprivate func delayed(by delay: Duration) -> Self {
+        guard delay > .zero else { return self }
+        var delayed = self
+        delayed.delay += delay
+        return delayed
     }
 }

@@ -112,6 +112,58 @@ final class RenderCacheTests: XCTestCase {
         XCTAssertEqual(try body(), "third", "outside a turn, every answer looks")
     }
 
+    /// A request a server answers again (``StubRegistry/resolveAgain(_:for:fileCheck:)``) gets
+    /// what it got last time, a `304` included, for as long as that holds: an edit shows from
+    /// the next turn, with a new tag that the old one no longer matches.
+    func testARepeatGetsItsLastAnswerUntilTheFileChanges() throws {
+        let directory = try makeDirectory()
+        let file = directory.appendingPathComponent("a.txt")
+        try Data("first".utf8).write(to: file)
+        let stubs = StubRegistry()
+        stubs.stub(.path("/a.txt"), named: "a", response: .file(file))
+        let tag = try XCTUnwrap(try prepared(stubs, "http://h/a.txt").headers["ETag"])
+        let plain = try XCTUnwrap(StubRequest("http://h/a.txt"))
+        let revalidating = StubRequest(method: "GET", url: try XCTUnwrap(URL(string: "http://h/a.txt")), headers: ["If-None-Match": tag])
+        let turn = FileCheckTurn()
+        func kept(_ request: StubRequest) throws -> StubRegistry.RepeatableMatch {
+            var repeatable: StubRegistry.RepeatableMatch?
+            _ = stubs.resolveImmediately(request, repeatable: &repeatable, fileCheck: turn)
+            return try XCTUnwrap(repeatable)
+        }
+        func again(_ repeatable: StubRegistry.RepeatableMatch, _ request: StubRequest) throws -> PreparedResponse {
+            guard case .response(let response)? = stubs.resolveAgain(repeatable, for: request, fileCheck: turn) else {
+                XCTFail("not answered again")
+                throw CancellationError()
+            }
+            return response
+        }
+        func body(_ response: PreparedResponse) -> String { String(decoding: response.body, as: UTF8.self) }
+
+        let keptPlain = try kept(plain), keptRevalidating = try kept(revalidating)
+        for _ in 0..<3 {
+            XCTAssertEqual(body(try again(keptPlain, plain)), "first")
+            XCTAssertEqual(try again(keptRevalidating, revalidating).status, 304)
+            turn.end()
+        }
+        XCTAssertEqual(stubs.useCounts["a"], 9, "every answer again counts as a use")
+
+        XCTAssertEqual(body(try again(keptPlain, plain)), "first")
+        try Data("second, longer".utf8).write(to: file)
+        XCTAssertEqual(body(try again(keptPlain, plain)), "first", "the turn's one look came before the edit")
+        turn.end()
+        XCTAssertEqual(body(try again(keptPlain, plain)), "second, longer")
+        let edited = try again(keptRevalidating, revalidating)
+        XCTAssertEqual(edited.status, 200, "the old tag no longer matches")
+        XCTAssertEqual(body(edited), "second, longer")
+        XCTAssertNotEqual(edited.headers["ETag"], tag)
+        turn.end()
+        XCTAssertEqual(try again(keptRevalidating, revalidating).status, 200, "nor the next time")
+        XCTAssertEqual(body(try again(keptPlain, plain)), "second, longer")
+
+        stubs.stub(.path("/other"), response: .text("other"))
+        XCTAssertNil(stubs.resolveAgain(keptPlain, for: plain, fileCheck: turn), "a stub added since: decided in full")
+    }
+
     func testRandomDelaysAndSequencesAreNotReused() throws {
         let stubs = StubRegistry()
         stubs.stub(.path("/slow"), response: .text("x").delayed(.uniform(.milliseconds(100)...(.milliseconds(900)))))

@@ -143,19 +143,24 @@ package struct StubResponder: Sendable {
     package func answerAgain(
         _ repeatable: StubRegistry.RepeatableMatch, for request: StubRequest, fileCheck: FileCheckTurn? = nil
     ) -> StubAnswer? {
-        registry.resolveAgain(repeatable, for: request, fileCheck: fileCheck).map {
-            answer(for: $0, request: request, remembered: repeatable.selection)
+        switch registry.resolveAgain(repeatable, for: request, fileCheck: fileCheck) {
+        case nil:
+            return nil
+        case .response(let selected):
+            // Its 304, 206 or 416 selected already.
+            return onNetwork(StubAnswer(response: selected, kind: .stub))
+        case let resolution?:
+            return answer(for: resolution, request: request)
         }
     }
 
-    private func answer(
-        for resolution: StubRegistry.Resolution, request: StubRequest, remembered: ConditionalRequest.RememberedSelection? = nil
-    ) -> StubAnswer {
+    private func answer(for resolution: StubRegistry.Resolution, request: StubRequest) -> StubAnswer {
         var answer: StubAnswer
         switch resolution {
         case .response(let prepared):
-            // 304, 206 and 416 are decided here, once, for every transport.
-            answer = StubAnswer(response: ConditionalRequest.answer(request, with: prepared, remembered: remembered), kind: .stub)
+            // 304, 206 and 416 are decided here, once, for every transport (a repeat's by the
+            // registry, which keeps what it selected).
+            answer = StubAnswer(response: ConditionalRequest.answer(request, with: prepared), kind: .stub)
         case .failed(let prepared, let message):
             answer = StubAnswer(response: prepared, kind: .failed(message))
         case .unmatched(let nearMisses):

@@ -81,6 +81,39 @@ final class RenderCache: Sendable {
         return try store(render(), stamp: stamp, generation: generation, watchedEpoch: watchedEpoch)
     }
 
+    /// How long a rendering that ``prepared(for:fileCheck:render:)`` gave stays the one it gives.
+    enum Lasting {
+        /// Until the stub changes: the response reads no file.
+        case always
+        /// While the file-change generation (``FileChangeMonitor``) stays this one: the file is
+        /// watched, and was as stamped at this generation.
+        case whileGeneration(UInt64)
+
+        /// Whether a rendering that lasts so is still the one `prepared` gives.
+        func stands(in fileCheck: FileCheckTurn?) -> Bool {
+            switch self {
+            case .always: true
+            case .whileGeneration(let generation): FileChangeMonitor.shared?.generation(in: fileCheck) == generation
+            }
+        }
+    }
+
+    /// ``prepared(for:fileCheck:render:)``, and how long what it gives lasts: `nil` when only
+    /// looking at the file again can tell (no monitor watches it, or it changed meanwhile).
+    func preparedLasting(
+        for response: StubResponse, fileCheck: FileCheckTurn?, render: () throws -> PreparedResponse
+    ) rethrows -> (PreparedResponse, Lasting?) {
+        let prepared = try self.prepared(for: response, fileCheck: fileCheck, render: render)
+        guard response.rendersTheSameEveryTime else { return (prepared, nil) }
+        guard filePath != nil else { return (prepared, .always) }
+        guard let monitor = FileChangeMonitor.shared else { return (prepared, nil) }
+        // Read after the rendering: the entry kept must be this rendering, checked at this very
+        // generation (an entry whose path is not watched has none).
+        let generation = monitor.generation(in: fileCheck)
+        let lasts = state.withLock { $0?.generation == generation && $0?.prepared.renderID == prepared.renderID }
+        return (prepared, lasts ? .whileGeneration(generation) : nil)
+    }
+
     /// The body of the rendering `renderID` (or of one of its 304 or 206 variants), while it is
     /// the one kept.
     func body(ofRendering renderID: UInt64) -> Data? {
