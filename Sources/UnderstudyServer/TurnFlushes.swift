@@ -20,20 +20,20 @@ internal import NIOCore
 final class TurnFlushes {
     private struct Pending {
         let context: ChannelHandlerContext
-        /// Whether the socket was corked for this flush (``SocketCork``), to be uncorked after it.
-        let corked: Bool
+        /// The socket's cork when it was corked for this flush, to be uncorked after it.
+        let cork: SocketCork?
     }
 
     private var pending: [Pending] = []
 
-    /// Flushes `context` at the end of this turn of its event loop; `corked`: its socket was
-    /// corked for what this flush sends, and is uncorked right after it.
-    func flushAtTurnEnd(_ context: ChannelHandlerContext, corked: Bool = false) {
+    /// Flushes `context` at the end of this turn of its event loop; `uncorking`: the cork of
+    /// its socket, corked for what this flush sends, to uncork right after it.
+    func flushAtTurnEnd(_ context: ChannelHandlerContext, uncorking cork: SocketCork? = nil) {
         if pending.isEmpty {
             let flushes = NIOLoopBound(self, eventLoop: context.eventLoop)
             context.eventLoop.execute { flushes.value.flushAll() }
         }
-        pending.append(Pending(context: context, corked: corked))
+        pending.append(Pending(context: context, cork: cork))
     }
 
     /// Flushes now what `channel` left for the end of the turn, if anything.
@@ -50,7 +50,7 @@ final class TurnFlushes {
 
     private static func flush(_ pending: Pending) {
         pending.context.flush()
-        if pending.corked { SocketCork.uncork(pending.context.channel) }
+        pending.cork?.uncork()
     }
 }
 
@@ -62,11 +62,24 @@ final class TurnFlushes {
 /// sends the bytes of a region starting inside a page up to the next one
 /// (``pageBoundary(atOrAfter:)``) from memory with the head instead, uncorked. See
 /// docs/ARCHITECTURE.md for why. Linux only: elsewhere nothing is corked.
-enum SocketCork {
+///
+/// One per connection, holding its channel's synchronous options: SwiftNIO makes them anew
+/// each time they are asked for, which cost as much again as the option set. A class: the
+/// options are an existential, which every copy of a struct holding them copied through
+/// generic value witnesses.
+final class SocketCork {
     #if os(Linux)
     private static let option = ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: CInt(TCP_CORK)))
     private static let pageSize = Int(sysconf(CInt(_SC_PAGESIZE)))
+    private let options: (any NIOSynchronousChannelOptions)?
     #endif
+
+    /// The cork of `channel`'s socket; call on its event loop.
+    init(_ channel: any Channel) {
+        #if os(Linux)
+        options = channel.syncOptions
+        #endif
+    }
 
     /// Whether a file body from `fileOffset` is sent corked with its head.
     static func worthCorking(fileOffset: Int) -> Bool {
@@ -87,19 +100,20 @@ enum SocketCork {
         #endif
     }
 
-    /// Corks `channel`'s socket; `false` when it cannot be (not a TCP socket, or closed).
-    static func cork(_ channel: any Channel) -> Bool {
+    /// Corks the socket; `false` when it cannot be (not a TCP socket, or closed).
+    func cork() -> Bool {
         #if os(Linux)
-        guard let options = channel.syncOptions else { return false }
-        return (try? options.setOption(option, value: 1)) != nil
+        // Through the optional in place: binding it copied the existential out.
+        return (try? options?.setOption(Self.option, value: 1)) != nil
         #else
         return false
         #endif
     }
 
-    static func uncork(_ channel: any Channel) {
+    /// Uncorks the socket, sending what it held.
+    func uncork() {
         #if os(Linux)
-        try? channel.syncOptions?.setOption(option, value: 0)
+        try? options?.setOption(Self.option, value: 0)
         #endif
     }
 }

@@ -34,6 +34,8 @@ final class HTTP1ResponseWriter: ResponseWriter {
     private let flushes: TurnFlushes?
     /// Where a lingering close waits.
     private let clock: LoopClock
+    /// The socket's cork, made when first needed (never over TLS).
+    private lazy var cork = SocketCork(context.channel)
     /// Told when a response has been written in full and the connection stays open.
     private let ended: () -> Void
 
@@ -163,7 +165,7 @@ final class HTTP1ResponseWriter: ResponseWriter {
                 // What the response wrote since its last flush (all of it, unless delivered in
                 // pieces) waits for this one: corked, the head shares a segment with the file's
                 // first bytes.
-                flushes.flushAtTurnEnd(output, corked: corkable && SocketCork.cork(channel))
+                flushes.flushAtTurnEnd(output, uncorking: corkable && cork.cork() ? cork : nil)
             } else {
                 output.flush()
             }
