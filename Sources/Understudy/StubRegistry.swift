@@ -306,18 +306,14 @@ public final class StubRegistry: Sendable {
         if let answered = current.1, answered.lasting.stands(in: fileCheck) {
             return .response(answered.response)
         }
-        let stubName = repeatable.entry.stub.name
-        let rendered: (PreparedResponse, RenderCache.Lasting?)
-        do {
-            rendered = try repeatable.renderCache.preparedLasting(for: repeatable.response, fileCheck: fileCheck) {
-                try repeatable.response.renderImmediately(for: request, stubName: stubName)!
-            }
-        } catch {
-            return failure(error, stubName: stubName)
-        }
-        let prepared = rendered.0.delayed(by: repeatable.globalDelay)
+        let resolution = render(
+            repeatable.response, for: request, stubName: repeatable.entry.stub.name, cache: repeatable.renderCache, fileCheck: fileCheck
+        )
+        guard case .response(let rendered) = resolution else { return resolution }
+        let prepared = rendered.delayed(by: repeatable.globalDelay)
         let selected = ConditionalRequest.answer(request, with: prepared, remembered: repeatable.selection)
-        if let lasting = rendered.1, selected.renderID == prepared.renderID || selected.status == 304 {
+        if selected.renderID == prepared.renderID || selected.status == 304,
+           let lasting = repeatable.renderCache.lasting(of: rendered, for: repeatable.response, fileCheck: fileCheck) {
             state.withLock { _ in repeatable.answered = (selected, lasting) }
         }
         return .response(selected)

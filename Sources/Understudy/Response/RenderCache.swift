@@ -98,20 +98,18 @@ final class RenderCache: Sendable {
         }
     }
 
-    /// ``prepared(for:fileCheck:render:)``, and how long what it gives lasts: `nil` when only
-    /// looking at the file again can tell (no monitor watches it, or it changed meanwhile).
-    func preparedLasting(
-        for response: StubResponse, fileCheck: FileCheckTurn?, render: () throws -> PreparedResponse
-    ) rethrows -> (PreparedResponse, Lasting?) {
-        let prepared = try self.prepared(for: response, fileCheck: fileCheck, render: render)
-        guard response.rendersTheSameEveryTime else { return (prepared, nil) }
-        guard filePath != nil else { return (prepared, .always) }
-        guard let monitor = FileChangeMonitor.shared else { return (prepared, nil) }
+    /// How long `prepared`, which ``prepared(for:fileCheck:render:)`` just gave for `response`,
+    /// stays what it gives: `nil` when only looking at the file again can tell (no monitor
+    /// watches it, or it changed meanwhile).
+    func lasting(of prepared: PreparedResponse, for response: StubResponse, fileCheck: FileCheckTurn?) -> Lasting? {
+        guard response.rendersTheSameEveryTime, let renderID = prepared.renderID else { return nil }
+        guard filePath != nil else { return .always }
+        guard let monitor = FileChangeMonitor.shared else { return nil }
         // Read after the rendering: the entry kept must be this rendering, checked at this very
         // generation (an entry whose path is not watched has none).
         let generation = monitor.generation(in: fileCheck)
-        let lasts = state.withLock { $0?.generation == generation && $0?.prepared.renderID == prepared.renderID }
-        return (prepared, lasts ? .whileGeneration(generation) : nil)
+        let lasts = state.withLock { $0?.generation == generation && $0?.prepared.renderID == renderID }
+        return lasts ? .whileGeneration(generation) : nil
     }
 
     /// The body of the rendering `renderID` (or of one of its 304 or 206 variants), while it is
