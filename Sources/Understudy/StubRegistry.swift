@@ -250,7 +250,10 @@ public final class StubRegistry: Sendable {
         /// rendering or the request's fields again. Only a whole rendering or a `304`: a range's
         /// bytes are kept by the rendering's variants, within their bounds. Touched under the
         /// registry's lock.
-        fileprivate var answered: (response: PreparedResponse, lasting: RenderCache.Lasting)?
+        fileprivate var answered: Answered?
+
+        /// A response a repeat was answered with, and how long it lasts.
+        fileprivate typealias Answered = (response: PreparedResponse, lasting: RenderCache.Lasting)
 
         fileprivate init(
             version: UInt64, entry: StubEntry, response: StubResponse, renderCache: RenderCache, globalDelay: Duration,
@@ -297,13 +300,13 @@ public final class StubRegistry: Sendable {
     /// A response comes with what the request selects of it already selected (a `304`, `206` or
     /// `416`, see ``ConditionalRequest``).
     package func resolveAgain(_ repeatable: RepeatableMatch, for request: StubRequest, fileCheck: FileCheckTurn? = nil) -> Resolution? {
-        let current = state.withLock { state -> (Bool, (response: PreparedResponse, lasting: RenderCache.Lasting)?) in
+        let current = state.withLock { state -> (isCurrent: Bool, answered: RepeatableMatch.Answered?) in
             guard state.version == repeatable.version else { return (false, nil) }
             repeatable.entry.uses += 1
             return (true, repeatable.answered)
         }
-        guard current.0 else { return nil }
-        if let answered = current.1, answered.lasting.stands(in: fileCheck) {
+        guard current.isCurrent else { return nil }
+        if let answered = current.answered, answered.lasting.stands(in: fileCheck) {
             return .response(answered.response)
         }
         let resolution = render(
