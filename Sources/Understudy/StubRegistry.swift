@@ -334,26 +334,6 @@ public final class StubRegistry: Sendable {
         }
     }
 
-    /// What to do with a request: the prepared response of the stub that answers it, an error
-    /// answer when the stub could not render, or the near misses when none matched.
-    package enum Resolution: Sendable {
-        /// The stub's response, ready to deliver.
-        case response(PreparedResponse)
-        /// The stub failed (unreadable file, throwing closure, failed upstream): answer with
-        /// this 500/502 response, whose body is `message`.
-        case failed(PreparedResponse, message: String)
-        /// No stub matched.
-        case unmatched([NearMiss])
-    }
-
-    /// What ``resolveImmediately(_:)`` could settle without suspending.
-    package enum ImmediateResolution: Sendable {
-        /// Settled: no closure, upstream or codec was involved.
-        case resolved(Resolution)
-        /// A stub matched (its use counted) but its answer needs ``render(_:for:context:)``.
-        case pending(Match)
-    }
-
     /// Matches `request` and renders canned answers on the spot, so a transport can answer them
     /// without a hop to another task; closures, forwards and images come back `.pending`.
     package func resolveImmediately(_ request: StubRequest) -> ImmediateResolution {
@@ -388,38 +368,5 @@ public final class StubRegistry: Sendable {
         let status = (error as? RenderError)?.status ?? 500
         let message = (error as? RenderError)?.message ?? "stub \"\(stubName)\" failed: \(error)"
         return .failed(.text(status: status, message, stubName: stubName), message: message)
-    }
-}
-
-extension StubRegistry.Resolution {
-    /// The resolution with `delay` added before a stub's response (the registry's global delay).
-    fileprivate func delaying(_ delay: Duration) -> Self {
-        guard case .response(let prepared) = self else { return self }
-        return .response(prepared.delayed(by: delay))
-    }
-
-    /// The resolution with the scenario step its stub's use made, for the journal.
-    fileprivate func stepping(_ step: ScenarioStep?) -> Self {
-        guard let step else { return self }
-        switch self {
-        case .response(var prepared):
-            prepared.scenarioStep = step
-            return .response(prepared)
-        case .failed(var prepared, let message):
-            prepared.scenarioStep = step
-            return .failed(prepared, message: message)
-        case .unmatched:
-            return self
-        }
-    }
-}
-
-extension PreparedResponse {
-    /// The response with `delay` added before it (the registry's global delay).
-    fileprivate func delayed(by delay: Duration) -> Self {
-        guard delay > .zero else { return self }
-        var delayed = self
-        delayed.delay += delay
-        return delayed
     }
 }
