@@ -253,22 +253,31 @@ for (tset, shape, c), by in sorted(rows.items(), key=lambda kv: (order[kv[0][0]]
     ok &= passed
     print(f"  {tset:<6} {shape:<7} -c{c:<3} {ur:>10.0f} {nr:>10.0f}  {ratio:4.2f}x  {'PASS' if ratio >= 0.8 else 'FAIL'}"
           f"   {spread:<20}  {uc:6.1f} / {nc:5.1f}        {rss:5.1f}{'' if rss < 64 else ' FAIL'} / {idle:5.1f}")
-# One URL against the feed, per server: the median over the rounds of one's rate over the
-# feed's in the same round. Ours may exceed nginx's by no more than nginx's own.
+# One URL against each real-traffic shape, per server: the median over the rounds of one's
+# rate over the shape's in the same round. Ours may exceed nginx's by no more than nginx's own.
+# The CPU a request of each beside it shows where a difference comes from.
 gaps = []
 for (tset, shape, c), by in sorted(rows.items(), key=lambda kv: (order[kv[0][0]], kv[0][2])):
-    feed = rows.get((tset, "feed", c))
-    if shape != "one" or not feed:
+    if shape != "one":
         continue
-    def gap(server):
-        one, fed = by[server]["by_round"], feed[server]["by_round"]
-        return statistics.median([one[r] / fed[r] for r in one if fed.get(r)])
-    gaps.append((tset, c, gap("understudy"), gap("nginx")))
+    for real in ("feed", "traced"):
+        other = rows.get((tset, real, c))
+        if not other:
+            continue
+        def gap(server):
+            one, fed = by[server]["by_round"], other[server]["by_round"]
+            return statistics.median([one[r] / fed[r] for r in one if fed.get(r)])
+        def cpu(row, server):
+            return statistics.median(row[server]["cpu"]) if row[server]["cpu"] else 0
+        cpus = (cpu(by, "understudy"), cpu(other, "understudy"), cpu(by, "nginx"), cpu(other, "nginx"))
+        gaps.append((tset, c, real, gap("understudy"), gap("nginx"), cpus))
 if gaps:
-    print("One URL over the feed, same rounds (median of the rounds' one/feed)   understudy   nginx")
-    for tset, c, ours, theirs in gaps:
-        print(f"  {tset:<6} -c{c:<3}                                                    {ours:5.2f}x   {theirs:5.2f}x"
-              f"  {'within nginx' if ours <= theirs + 0.005 else 'over nginx by ' + format(ours - theirs, '.2f')}")
+    print("One URL over a real shape, same rounds (median of the rounds' one/shape)   understudy   nginx"
+          "   CPU µs/req one / shape: us, nginx")
+    for tset, c, real, ours, theirs, cpus in gaps:
+        verdict = "within nginx" if ours <= theirs + 0.005 else "over nginx by " + format(ours - theirs, ".2f")
+        print(f"  {tset:<6} -c{c:<3} over {real:<7}                                  {ours:5.2f}x   {theirs:5.2f}x"
+              f"  {verdict:<18} {cpus[0]:5.1f} / {cpus[1]:5.1f}, {cpus[2]:5.1f} / {cpus[3]:5.1f}")
 if errors:
     print(f"socket errors, failed or non-2xx requests: {errors}")
     ok = False
