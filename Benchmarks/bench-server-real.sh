@@ -265,8 +265,8 @@ for (tset, shape, c), by in sorted(rows.items(), key=lambda kv: (order[kv[0][0]]
         if not other:
             continue
         def gap(server):
-            one, fed = by[server]["by_round"], other[server]["by_round"]
-            return statistics.median([one[r] / fed[r] for r in one if fed.get(r)])
+            one, shaped = by[server]["by_round"], other[server]["by_round"]
+            return statistics.median([one[r] / shaped[r] for r in one if shaped.get(r)])
         def cpu(row, server):
             return statistics.median(row[server]["cpu"]) if row[server]["cpu"] else 0
         cpus = (cpu(by, "understudy"), cpu(other, "understudy"), cpu(by, "nginx"), cpu(other, "nginx"))
