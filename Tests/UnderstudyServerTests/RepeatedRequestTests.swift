@@ -49,6 +49,12 @@ final class RepeatedRequestTests: XCTestCase {
         }
         XCTAssertEqual(stubs.journal.count(matching: .path("/a.txt")), 9, "every request journaled")
         XCTAssertEqual(stubs.useCounts["file"], 6, "and counted as a use of the stub that answered it")
+        for interaction in stubs.journal.interactions {
+            XCTAssertLessThanOrEqual(
+                interaction.timing.send + interaction.timing.wait, interaction.duration,
+                "request \(interaction.id): the parts of its time fall within its duration (HAR's time is their sum)"
+            )
+        }
     }
 
     /// A client asking for the same range, or revalidating the same tag, over and over on one

@@ -65,10 +65,10 @@ final class HTTP1Connection: ExchangeTarget {
 
     /// Answers a read that the fast path found repeats a kept request's bytes; `false` when it
     /// does not, or the stubs changed since, and the read must be decoded.
-    func answerRepeat(of bytes: ByteBuffer, now: NIODeadline) -> Bool {
+    func answerRepeat(of bytes: ByteBuffer) -> Bool {
         guard let entry = fastPath.read(bytes) else { return false }
         framing = (entry.version, entry.keepAlive)
-        let arrival = ServerRequest.Arrival(start: Date(), headTime: now, endTime: now)
+        let arrival = ServerRequest.Arrival.whole(on: exchange.eventLoop)
         let answered = exchange.answerAgain(
             entry.request, method: entry.method, match: entry.match, repeats: fastPath.repeats, arrival: arrival, to: self
         )

@@ -19,7 +19,7 @@ final class RepeatedRequestShortcut: ChannelInboundHandler, RemovableChannelHand
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let bytes = unwrapInboundIn(data)
-        if connection.answerRepeat(of: bytes, now: context.eventLoop.now) { return }
+        if connection.answerRepeat(of: bytes) { return }
         silentInput.arriving(bytes)
         // Decoded first (synchronously, by the handlers behind): parts in this read reset the count.
         context.fireChannelRead(data)

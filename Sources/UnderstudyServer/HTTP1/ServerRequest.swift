@@ -20,6 +20,15 @@ enum ServerRequest {
         let headTime: NIODeadline
         /// When the whole request was in.
         let endTime: NIODeadline
+
+        /// A request in whole now, on `eventLoop`. The entry's start is taken before the loop's
+        /// clock, so that the timings counted on the loop's clock fall within the entry's
+        /// duration, counted from its start (a HAR entry's time is the sum of its timings).
+        static func whole(on eventLoop: any EventLoop) -> Arrival {
+            let start = Date()
+            let now = eventLoop.now
+            return Arrival(start: start, headTime: now, endTime: now)
+        }
     }
 }
 

@@ -209,8 +209,7 @@ final class HTTP2Connection: ChannelInboundHandler {
         guard let entry = repeatedBlocks.entry(for: key) else {
             return .decideInFull(keep: repeatedBlocks.offer(key))
         }
-        let now = eventLoop.now
-        let arrival = ServerRequest.Arrival(start: Date(), headTime: now, endTime: now)
+        let arrival = ServerRequest.Arrival.whole(on: eventLoop)
         if exchange.answerAgain(entry.request, method: entry.method, match: entry.match, repeats: repeats, arrival: arrival, to: stream) {
             return .answered
         }
