@@ -29,7 +29,7 @@ let package = Package(
         .library(name: "UnderstudyServer", targets: ["UnderstudyServer"]),
         .library(name: "UnderstudyHAR", targets: ["UnderstudyHAR"]),
         .library(name: "UnderstudyClient", targets: ["UnderstudyClient"]),
-        .executable(name: "understudy", targets: ["understudy"]),
+        .executable(name: "understudy", targets: ["UnderstudyCLI"]),
     ],
     traits: [
         .default(enabledTraits: ["SystemCodecs"]),
@@ -168,8 +168,10 @@ let package = Package(
                 .embedInCode("Admin/Dashboard/favicon.svg"),
             ]
         ),
+        // The command line: its own name, because a Mac's file system is case-insensitive and
+        // `Sources/understudy` would be `Sources/Understudy`. The product (the binary) is `understudy`.
         .executableTarget(
-            name: "understudy",
+            name: "UnderstudyCLI",
             dependencies: [
                 "Understudy",
                 "UnderstudySupport",
@@ -229,9 +231,9 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         .testTarget(
-            name: "understudyTests",
+            name: "UnderstudyCLITests",
             dependencies: [
-                "understudy", "Understudy", "UnderstudyImages", "UnderstudyHAR", "UnderstudyServer", "UnderstudyClient", "UnderstudyXCTest",
+                "UnderstudyCLI", "Understudy", "UnderstudyImages", "UnderstudyHAR", "UnderstudyServer", "UnderstudyClient", "UnderstudyXCTest",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

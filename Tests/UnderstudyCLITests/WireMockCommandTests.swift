@@ -1,5 +1,5 @@
 import Foundation
-@testable import understudy
+@testable import UnderstudyCLI
 import XCTest
 
 /// `understudy check --wiremock` and `understudy serve --wiremock`, through the built binary.

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import Understudy
 import UnderstudyServer
-@testable import understudy
+@testable import UnderstudyCLI
 import XCTest
 #if canImport(FoundationNetworking)
 import FoundationNetworking

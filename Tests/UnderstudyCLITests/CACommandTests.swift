@@ -1,5 +1,5 @@
 import Foundation
-@testable import understudy
+@testable import UnderstudyCLI
 import UnderstudyServer
 import XCTest
 

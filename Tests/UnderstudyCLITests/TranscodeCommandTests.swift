@@ -1,7 +1,7 @@
 import Foundation
 import Understudy
 import UnderstudyImages
-@testable import understudy
+@testable import UnderstudyCLI
 import XCTest
 
 /// `understudy transcode IN OUT [--to png|webp|jpeg] [--quality Q] [--lossless] [--progressive]`: the library job,

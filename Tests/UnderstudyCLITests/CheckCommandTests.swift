@@ -1,6 +1,6 @@
 import Foundation
 import Understudy
-@testable import understudy
+@testable import UnderstudyCLI
 import XCTest
 
 /// `understudy check`: the library verdict, the argument parsing, and the built binary.
