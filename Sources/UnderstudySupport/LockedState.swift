@@ -9,9 +9,9 @@ import Glibc
 /// deployment targets working for test authors on Apple platforms.
 ///
 /// On Linux the lock is an adaptive pthread mutex, which spins briefly before sleeping: a stub
-/// server's event loops take the journal's and the registry's locks for well under a
-/// microsecond per request, and a plain mutex put the loser of a race to sleep in the kernel
-/// (a futex wait and a context switch) for one in eight requests.
+/// server's event loops hold the journal's and the registry's locks only briefly for each
+/// request, so a loop that finds one taken does better to spin until it is free than to sleep
+/// in the kernel (a futex wait and a context switch), as a plain mutex makes it do.
 ///
 /// ``withLock(_:)`` is inlinable, so each caller in another module gets it specialized to its
 /// state rather than as a generic call through metadata and an indirect closure. That takes a
