@@ -40,10 +40,13 @@ test-external: test-deps
 	echo "ldd: $$binary links none of libwebp, libpng, libjpeg, libavif, libheif, libgif"; \
 	UNDERSTUDY_ROOT="$(CURDIR)" $(SWIFT) test --skip-build --package-path "$$consumer" --scratch-path "$(CURDIR)/.build-external"
 
-## check-platforms: each library product's targets per platform hold no system library (and UnderstudyClient no NIO); no module is imported inside a compile condition.
+## check-platforms: each library product's targets per platform hold no system library (and UnderstudyClient no NIO); no module is imported inside a compile condition; no platform-only C library call (Glibc.send, SOCK_STREAM.rawValue, MSG_NOSIGNAL) outside its platform's branch; no two tracked paths differ only in case (macOS merges them). The checks' own tests run first.
 check-platforms:
+	python3 scripts/test_platform_checks.py
 	python3 scripts/check-product-closures.py
 	python3 scripts/check-platform-imports.py Sources Tests
+	python3 scripts/check-platform-calls.py Sources Tests
+	python3 scripts/check-path-case.py
 
 ## test-tsan: the Swift Testing parallel-isolation suite under ThreadSanitizer, built apart in .build-tsan.
 test-tsan: deps

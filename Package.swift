@@ -186,7 +186,7 @@ let package = Package(
         // MARK: Tests
         // What more than one test target uses (a local upstream server).
         .target(name: "UnderstudyTestSupport", dependencies: ["UnderstudyImages"], path: "Tests/Support"),
-        .testTarget(name: "UnderstudyImagesTests", dependencies: ["UnderstudyImages", "UnderstudySupport"]),
+        .testTarget(name: "UnderstudyImagesTests", dependencies: ["UnderstudyImages", "UnderstudySupport", "UnderstudyTestSupport"]),
         .testTarget(name: "UnderstudyTests", dependencies: ["Understudy", "UnderstudyImages"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "UnderstudyURLProtocolTests",
@@ -233,7 +233,7 @@ let package = Package(
         .testTarget(
             name: "UnderstudyCLITests",
             dependencies: [
-                "UnderstudyCLI", "Understudy", "UnderstudyImages", "UnderstudyHAR", "UnderstudyServer", "UnderstudyClient", "UnderstudyXCTest",
+                "UnderstudyCLI", "Understudy", "UnderstudyImages", "UnderstudyTestSupport", "UnderstudyHAR", "UnderstudyServer", "UnderstudyClient", "UnderstudyXCTest",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -20,3 +20,39 @@ public func requireDecoding(_ kinds: ImageKind..., file: StaticString = #filePat
         throw XCTSkip("this build's codecs cannot decode \(names) (no SystemCodecs trait)", file: file, line: line)
     }
 }
+
+/// How this build's codec errors name its platform, written out for each platform a test can
+/// run on (the library says "macOS (ImageIO)" on a Mac, "Linux without the SystemCodecs trait"
+/// in the portable build), so that a test of an error's text expects the platform it runs on.
+public var expectedCodecPlatform: String {
+    #if os(Linux)
+    ImageKind.webp.canEncode ? "Linux with the SystemCodecs trait" : "Linux without the SystemCodecs trait"
+    #elseif os(macOS)
+    "macOS (ImageIO)"
+    #elseif os(iOS)
+    "iOS (ImageIO)"
+    #elseif os(tvOS)
+    "tvOS (ImageIO)"
+    #elseif os(watchOS)
+    "watchOS (ImageIO)"
+    #else
+    "this Apple platform (ImageIO)"
+    #endif
+}
+
+/// What a codec error says this build encodes: "encode PNG only" in Linux's portable build,
+/// "encode PNG, JPEG, GIF and HEIC only" on an iPhone (what ImageIO writes there).
+public var expectedEncodableFormats: String {
+    let names = ImageFormat.encodableKinds.map { kind in
+        switch kind {
+        case .png: "PNG"
+        case .webp: "WebP"
+        case .jpeg: "JPEG"
+        case .gif: "GIF"
+        case .avif: "AVIF"
+        case .heic: "HEIC"
+        }
+    }
+    let list = names.count <= 1 ? names.joined() : names.dropLast().joined(separator: ", ") + " and " + names.last!
+    return names.isEmpty ? "encode no format" : "encode \(list) only"
+}

@@ -1,4 +1,5 @@
 import Foundation
+import UnderstudyTestSupport
 import XCTest
 
 /// `understudy serve` as a process: the ready line, real requests, a clean stop on signals.
@@ -70,21 +71,11 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertEqual(try curl(["--write-out", "%{http_code}", "--output", "/dev/null", "-H", "X-A: 1", "-H", "X-B: 2", url]), "431")
 
         // A connection that sends nothing is closed once the head timeout passes.
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(started).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        XCTAssertEqual(connected, 0)
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let socket = try RawSocket(port: started, receiveTimeout: 10)
         let opened = Date()
-        var byte: UInt8 = 0
-        XCTAssertEqual(read(socket, &byte, 1), 0, "the idle connection is closed (EOF), not left open")
+        let received = socket.read()
+        XCTAssertEqual(received.bytes, [], "nothing is sent on an idle connection")
+        XCTAssertEqual(received.ending, .closed, "the idle connection is closed (FIN), not left open")
         XCTAssertLessThan(Date().timeIntervalSince(opened), 9, "closed by the head timeout, not by the read timeout")
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import UnderstudyTestSupport
 import XCTest
 
 /// The fixture's WireMock directory served by WireMock 2.35.1 itself and by
@@ -296,24 +297,6 @@ private func wireMockJar() throws -> URL {
         if FileManager.default.fileExists(atPath: jar.path) { return jar }
     }
     throw SetUpFailure("no wiremock-standalone-2.35.1.jar under \(lib.path): run `make test-deps` (it installs the PyPI package wiremock into .venv)")
-}
-
-/// A port nothing listens on now: bound on 127.0.0.1 with port 0, read back, released
-/// (WireMock cannot be told to pick one itself).
-private func freeLoopbackPort() throws -> Int {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
-    defer { close(descriptor) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
-    }
-    guard bound else { throw POSIXError(.EADDRINUSE) }
-    return Int(UInt16(bigEndian: address.sin_port))
 }
 
 /// Waits (at most 60 s) until WireMock answers its admin API.

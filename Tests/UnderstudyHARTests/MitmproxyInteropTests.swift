@@ -2,6 +2,7 @@ import Foundation
 import Understudy
 import UnderstudyHAR
 import UnderstudyServer
+import UnderstudyTestSupport
 import XCTest
 
 /// HAR interop with mitmproxy (10.1 or later, from the project's `.venv`): its HAR replays
@@ -42,37 +43,10 @@ final class MitmproxyInteropTests: XCTestCase {
         return directory
     }
 
-    /// A port nothing listens on right now.
-    private func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
-                _ = bind(fd, pointer, length)
-                return getsockname(fd, pointer, &length)
-            }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     private func waitForListener(port: Int, timeout: TimeInterval = 20) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            close(fd)
-            if result == 0 { return true }
+            if acceptsConnections(port: port) { return true }
             usleep(100_000)
         }
         return false
@@ -95,7 +69,7 @@ final class MitmproxyInteropTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: directory) }
         let harURL = directory.appendingPathComponent("mitm.har")
         try await withServer(upstream()) { server in
-            let port = try freePort()
+            let port = try freeLoopbackPort()
             let process = Process()
             // The test process blocks SIGTERM and a child inherits that mask, which would keep
             // mitmproxy from ever seeing the signal: unblock it, then become mitmdump.

@@ -186,7 +186,7 @@ final class HEICTests: XCTestCase {
         }
     }
 
-    #if SystemCodecs
+    #if os(Linux) && SystemCodecs
     /// What `make fuzz` found after that (912 bytes): the grid of 26742x25392 again, its item
     /// locations (`iloc`) written with 4-byte extent indexes, read by libheif differently from
     /// our reading. libheif's own limit on each side of an image it allocates (16,385 pixels at

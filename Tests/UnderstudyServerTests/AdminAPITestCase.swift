@@ -3,6 +3,7 @@ import Understudy
 import UnderstudyServer
 import UnderstudyURLProtocol
 import XCTest
+import UnderstudyTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

@@ -2,6 +2,7 @@ import Foundation
 import Understudy
 import UnderstudyServer
 import XCTest
+import UnderstudyTestSupport
 
 /// Gates over the wire: a progressive JPEG held at the end of its first scan while a raw socket
 /// reads exactly that many bytes, released through the admin API; a client killed while held

@@ -4,6 +4,7 @@ import Understudy
 import UnderstudyHAR
 import UnderstudyServer
 import XCTest
+import UnderstudyTestSupport
 
 /// HTTP/2 with prior knowledge (h2c) on the plain port, as real clients see it: curl
 /// `--http2-prior-knowledge` and Python's httpx with `http2=True`, beside HTTP/1.1 on the same

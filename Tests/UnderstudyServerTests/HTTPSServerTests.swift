@@ -5,6 +5,7 @@ import NIOSSL
 import Understudy
 import UnderstudyServer
 import XCTest
+import UnderstudyTestSupport
 
 /// The stub server over HTTPS and as an intercepting `CONNECT` proxy, as real clients see it:
 /// curl, Python and AsyncHTTPClient trusting exactly the server's local CA.

@@ -5,6 +5,7 @@ import Glibc
 import Understudy
 import UnderstudyServer
 import XCTest
+import UnderstudyTestSupport
 
 /// Clients that send their request and then shut down their side of the connection (HTTP/1.0-era
 /// tools, `nc -N`, scripts): the answer must reach them however their bytes fell into the

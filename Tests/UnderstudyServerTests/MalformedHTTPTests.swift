@@ -2,6 +2,7 @@ import Foundation
 import Understudy
 import UnderstudyServer
 import XCTest
+import UnderstudyTestSupport
 
 /// Hostile and broken HTTP/1.1 on raw sockets. Every case ends in 400, 413, 431 or a close,
 /// never a crash or a hang, and after each one a well-formed request on another connection is

@@ -2,6 +2,7 @@ import Foundation
 import Understudy
 import UnderstudyImages
 import UnderstudyServer
+import UnderstudyTestSupport
 import XCTest
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -34,11 +35,11 @@ final class PortableCodecTests: XCTestCase {
             return
         }
         XCTAssertThrowsError(try stubs.load(from: directory)) { error in
-            let platform = "Linux without the SystemCodecs trait"
+            let platform = expectedCodecPlatform
             XCTAssertEqual("\(error)", """
-                \(directory.path)/formats.yaml:7: stubs[1].response.image.as: cannot encode WebP on \(platform): its codecs encode PNG only; \
+                \(directory.path)/formats.yaml:7: stubs[1].response.image.as: cannot encode WebP on \(platform): its codecs \(expectedEncodableFormats); \
                 serve a WebP file made with `understudy transcode` (format original), or run `understudy serve` on a host whose codecs encode WebP
-                \(directory.path)/formats.yaml:11: stubs[2].response.transcode: cannot encode AVIF on \(platform): its codecs encode PNG only; \
+                \(directory.path)/formats.yaml:11: stubs[2].response.transcode: cannot encode AVIF on \(platform): its codecs \(expectedEncodableFormats); \
                 serve an AVIF file made with `understudy transcode` (format original), or run `understudy serve` on a host whose codecs encode AVIF
                 """)
         }
@@ -57,8 +58,8 @@ final class PortableCodecTests: XCTestCase {
             } else {
                 XCTAssertEqual(status, 500)
                 XCTAssertEqual(String(decoding: body, as: UTF8.self), """
-                    cannot serve generated 8x8 gradient image as HEIC at quality 60: cannot encode HEIC on Linux without the SystemCodecs trait: \
-                    its codecs encode PNG only; serve a HEIC file made with `understudy transcode` (format original), \
+                    cannot serve generated 8x8 gradient image as HEIC at quality 60: cannot encode HEIC on \(expectedCodecPlatform): \
+                    its codecs \(expectedEncodableFormats); serve a HEIC file made with `understudy transcode` (format original), \
                     or run `understudy serve` on a host whose codecs encode HEIC
                     """)
                 XCTAssertEqual(stubs.journal.interactions.first?.stubName, "heic")

@@ -2,6 +2,7 @@ import Foundation
 import Understudy
 import UnderstudyServer
 import XCTest
+import UnderstudyTestSupport
 
 /// Several keep-alive connections taking turns at the same URLs, as a feed's or a gallery's
 /// clients do: an event loop answers a request any of its connections was answered lately

@@ -3,6 +3,7 @@ import NIOConcurrencyHelpers
 import Understudy
 import UnderstudyServer
 import XCTest
+import UnderstudyTestSupport
 
 /// One keep-alive connection asking for the same URL again and again, which the server answers
 /// without matching anew while nothing changed: every change must still show at once.

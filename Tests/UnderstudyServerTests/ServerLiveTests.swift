@@ -4,6 +4,7 @@ import NIOCore
 import Understudy
 import UnderstudyServer
 import XCTest
+import UnderstudyTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

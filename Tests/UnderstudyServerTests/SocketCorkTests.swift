@@ -10,6 +10,7 @@ import UnderstudyImages
 @testable import UnderstudyServer
 import UnderstudySupport
 import XCTest
+import UnderstudyTestSupport
 
 /// A response head corked with its file body (``SocketCork``): the socket is corked only for
 /// the flush that sends them, and uncorked once it is made, so that nothing written after waits

@@ -5,6 +5,7 @@ import NIOSSL
 import Understudy
 @testable import UnderstudyServer
 import XCTest
+import UnderstudyTestSupport
 
 /// `TLSContextProvider` in front of a trivial responder, as real clients see it: openssl
 /// s_client, curl, Python and AsyncHTTPClient accept the local CA's leaves, and refuse each
