@@ -41,6 +41,24 @@ enum CorelibsWorkarounds {
         #endif
     }
 
+    /// What the task's session delegate makes of a redirect, asked on the session's delegate
+    /// queue as corelibs' own HTTP protocol asks it: the request to follow (`request`, or one
+    /// the delegate changed), or `nil` when it refuses. A session without a delegate follows.
+    static func redirectDecision(of task: URLSessionTask, response: HTTPURLResponse, request: URLRequest) async -> URLRequest? {
+        guard let session = reflectedChild(task, "session") as? URLSession,
+              let delegate = session.delegate as? URLSessionTaskDelegate
+        else { return request }
+        let parts = UncheckedBox((session, delegate, task, response))
+        return await withCheckedContinuation { continuation in
+            session.delegateQueue.addOperation {
+                let (session, delegate, task, response) = parts.value
+                delegate.urlSession(session, task: task, willPerformHTTPRedirection: response, newRequest: request) { decided in
+                    continuation.resume(returning: decided)
+                }
+            }
+        }
+    }
+
     /// A stored property found by reflection, looking through superclasses and unwrapping optionals.
     static func reflectedChild(_ value: Any, _ label: String) -> Any? {
         var mirror: Mirror? = Mirror(reflecting: value)

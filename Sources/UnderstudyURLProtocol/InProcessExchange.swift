@@ -56,10 +56,17 @@ struct InProcessExchange: Sendable {
                 responder.close(id, request: request, startTime: startTime, answer: answer, report: DeliveryReport(headSent: false, bodyBytesSent: 0, ending: .completed))
                 return fail(URLError(.cannotConnectToHost, description: "pass-through to \(request.url.absoluteString) failed: \(failure)"))
             case .stub where prepared.fault == nil && prepared.isFollowableRedirect:
-                guard let next = Self.redirectedRequest(from: request, response: prepared) else { break }
-                if Self.sessionFollowsRedirects {
+                guard var next = Self.redirectedRequest(from: request, response: prepared) else { break }
+                if options.loadingSystem.redirects == .reported {
                     return await reportRedirect(answer, for: request, to: next, id: id, startTime: startTime)
                 }
+                // corelibs: ask the session's delegate, as corelibs' own HTTP protocol does. A
+                // refusal ends the task with the redirect itself, its body included.
+                guard let redirectResponse = HTTPURLResponse(
+                    url: request.url, statusCode: prepared.status, httpVersion: "HTTP/1.1", headerFields: prepared.headers.dictionary
+                ) else { break }
+                guard let decided = await channel.askDelegate(toRedirect: redirectResponse, to: next.urlRequest) else { break }
+                next = StubRequest(decided)
                 // The redirect's own delay still applies before the next hop.
                 if prepared.delay > .zero {
                     do { try await Task.sleep(for: prepared.delay) } catch {
@@ -129,7 +136,8 @@ struct InProcessExchange: Sendable {
                     headTime = clock.now
                     cachedBody = data
                     let box = UncheckedBox(response)
-                    channel.send { $0.urlProtocol($1, didReceive: box.value, cacheStoragePolicy: .notAllowed) }
+                    let policy = cache.storagePolicy(for: response)
+                    channel.send { $0.urlProtocol($1, didReceive: box.value, cacheStoragePolicy: policy) }
                     continue
                 }
                 guard let response = HTTPURLResponse(
@@ -142,7 +150,8 @@ struct InProcessExchange: Sendable {
                 headSent = true
                 headTime = clock.now
                 if cache != nil, request.method == "GET" { storing = response }
-                channel.send { $0.urlProtocol($1, didReceive: response, cacheStoragePolicy: .notAllowed) }
+                let policy = cache?.storagePolicy(for: response) ?? .notAllowed
+                channel.send { $0.urlProtocol($1, didReceive: response, cacheStoragePolicy: policy) }
             case .sendBody(let range):
                 sent += range.count
                 channel.sendBody(prepared.body.subdata(in: range))
@@ -180,15 +189,12 @@ struct InProcessExchange: Sendable {
 
     // MARK: - Redirects
 
-    /// Whether URLSession follows a redirect itself when told of it: Apple's does; corelibs
-    /// crashes on that callback, so on Linux the loader follows redirects itself.
-    #if canImport(FoundationNetworking)
-    private static let sessionFollowsRedirects = false
-    #else
-    private static let sessionFollowsRedirects = true
-    #endif
-
-    /// Apple platforms: tell URLSession of the redirect and let it ask the stubs again.
+    /// Apple platforms: tell URLSession of the redirect, then deliver the redirect itself. If
+    /// the session follows it, it stops this load (and this protocol's later calls are dropped)
+    /// and asks the stubs again for the next URL; if its delegate refuses, the task ends with
+    /// the 3xx response and its body, as URLSession documents and does for the network.
+    /// (Apple's CustomHTTPProtocol sample ends the load with a cancellation error instead,
+    /// which a refusing delegate would meet as a failure; OHHTTPStubs delivers the response.)
     private func reportRedirect(_ answer: StubAnswer, for request: StubRequest, to next: StubRequest, id: Int, startTime: Date) async {
         let prepared = answer.response
         if prepared.delay > .zero {
@@ -197,13 +203,12 @@ struct InProcessExchange: Sendable {
             }
         }
         guard let response = HTTPURLResponse(url: request.url, statusCode: prepared.status, httpVersion: "HTTP/1.1", headerFields: prepared.headers.dictionary) else { return }
-        var urlRequest = URLRequest(url: next.url)
-        urlRequest.httpMethod = next.method
-        urlRequest.httpBody = next.body
-        for field in next.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
-        close(id, request, startTime, answer, sent: 0, ending: .completed)
+        let urlRequest = next.urlRequest
+        close(id, request, startTime, answer, sent: prepared.body.count, ending: .completed)
         channel.send { [urlRequest] in $0.urlProtocol($1, wasRedirectedTo: urlRequest, redirectResponse: response) }
-        channel.send { $0.urlProtocolDidFinishLoading($1) }
+        channel.send { $0.urlProtocol($1, didReceive: response, cacheStoragePolicy: .notAllowed) }
+        channel.sendBody(prepared.body)
+        channel.endBody()
     }
 
     /// The request a client makes after `response`: URLSession's rules (301/302/303 turn POST

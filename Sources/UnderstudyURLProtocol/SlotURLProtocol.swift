@@ -35,10 +35,13 @@ final class SlotURLProtocol<Tag: SlotTag>: URLProtocol {
             return
         }
         #endif
-        let channel = ClientChannel(instance: self, task: task.map(UncheckedBox.init), queue: CorelibsWorkarounds.workQueue(of: task), stopped: stopped)
-        let exchange = InProcessExchange(
-            registry: registry, options: options, channel: channel, cache: InProcessCache(task: task, request: request)
-        )
+        let target: ClientChannel.Target = switch options.loadingSystem.callbacks {
+        case .startingThread: .runLoop(UncheckedBox(RunLoop.current))
+        case .workQueue: .queue(CorelibsWorkarounds.workQueue(of: task))
+        }
+        let channel = ClientChannel(instance: self, task: task.map(UncheckedBox.init), target: target, stopped: stopped)
+        let cache = InProcessCache(task: task, request: request, cachedResponse: cachedResponse, storage: options.loadingSystem.cacheStorage)
+        let exchange = InProcessExchange(registry: registry, options: options, channel: channel, cache: cache)
         let request = self.request
         loading.withLock { task in
             task = Task { await exchange.run(request) }
@@ -58,22 +61,32 @@ final class SlotURLProtocol<Tag: SlotTag>: URLProtocol {
     }
 }
 
-/// The protocol's client, called in order on the queue URLSession expects, never after
-/// `stopLoading`.
+/// The protocol's client, called in order where the loading system expects it (see
+/// ``LoadingSystem/Callbacks``), never after `stopLoading`.
 struct ClientChannel: @unchecked Sendable {
-    // URLProtocol is not Sendable; it is only touched on `queue` (or, without one, by the
+    /// Where the client is called.
+    enum Target: Sendable {
+        /// On a dispatch queue (corelibs: the task's work queue); `nil` on the loader's own
+        /// thread, which is strictly sequential.
+        case queue(DispatchQueue?)
+        /// Through the run loop of the thread that called `startLoading` (Apple), which runs
+        /// blocks in the order they were added.
+        case runLoop(UncheckedBox<RunLoop>)
+    }
+
+    // URLProtocol is not Sendable; it is only touched on the target (or, without one, by the
     // strictly sequential loader).
     let instance: URLProtocol
     let task: UncheckedBox<URLSessionTask>?
-    let queue: DispatchQueue?
+    let target: Target
     let stopped: LockedState<Bool>
     /// Body bytes held back for tasks that take the body in one piece (see ``sendBody(_:)``).
     private let held = LockedState<(decided: Bool, incremental: Bool, data: Data)>((false, false, Data()))
 
-    init(instance: URLProtocol, task: UncheckedBox<URLSessionTask>?, queue: DispatchQueue?, stopped: LockedState<Bool>) {
+    init(instance: URLProtocol, task: UncheckedBox<URLSessionTask>?, target: Target, stopped: LockedState<Bool>) {
         self.instance = instance
         self.task = task
-        self.queue = queue
+        self.target = target
         self.stopped = stopped
     }
 
@@ -85,7 +98,26 @@ struct ClientChannel: @unchecked Sendable {
             guard !stopped.withLock({ $0 }), let client = instance.value.client else { return }
             call(client, instance.value)
         }
-        if let queue { queue.async(execute: work) } else { work() }
+        switch target {
+        case .queue(let queue?): queue.async(execute: work)
+        case .queue(nil): work()
+        case .runLoop(let runLoop): Self.perform(work, on: runLoop.value)
+        }
+    }
+
+    /// Runs `work` on `runLoop`'s thread after what was added before it. A block added to a
+    /// sleeping run loop waits for its next wake-up, so a timer due now wakes it (adding a
+    /// timer is thread-safe in CoreFoundation, on Apple platforms and in corelibs alike).
+    private static func perform(_ work: @escaping @Sendable () -> Void, on runLoop: RunLoop) {
+        runLoop.perform(inModes: [.common], block: work)
+        runLoop.add(Timer(timeInterval: 0, repeats: false) { _ in }, forMode: .common)
+    }
+
+    /// The request to follow after `response`, as the task's delegate decides (see
+    /// ``CorelibsWorkarounds/redirectDecision(of:response:request:)``); `nil` when it refuses.
+    func askDelegate(toRedirect response: HTTPURLResponse, to request: URLRequest) async -> URLRequest? {
+        guard let task else { return request }
+        return await CorelibsWorkarounds.redirectDecision(of: task.value, response: response, request: request)
     }
 
     /// Delivers a slice of the body.

@@ -25,6 +25,15 @@ extension StubRequest {
         )
     }
 
+    /// The request as URLSession and its delegates see it.
+    var urlRequest: URLRequest {
+        var request = URLRequest(url: url, timeoutInterval: timeoutInterval)
+        request.httpMethod = method
+        request.httpBody = body
+        for field in headers { request.addValue(field.value, forHTTPHeaderField: field.name) }
+        return request
+    }
+
     private static func readAll(_ stream: InputStream) -> Data {
         var data = Data()
         stream.open()

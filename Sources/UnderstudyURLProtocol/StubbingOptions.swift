@@ -20,6 +20,9 @@ public struct StubbingOptions: Sendable, Hashable {
     /// timing as the server's: latency before the response, the body paced at the rate.
     /// `nil` (the default) is full speed.
     public var network: NetworkProfile?
+    /// The loading system the protocol works with: this platform's, unless a test picks the
+    /// other to exercise its path.
+    var loadingSystem: LoadingSystem = .current
 
     /// Creates options.
     /// - Parameters:
