@@ -20,8 +20,10 @@ package struct FileStamp: Sendable, Hashable {
         modified = Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
         #endif
         size = Int64(info.st_size)
-        device = UInt64(info.st_dev)
-        inode = UInt64(info.st_ino)
+        // dev_t is an Int32 on Darwin and a UInt64 on Linux: its bits, never a trap on a
+        // negative device number.
+        device = UInt64(truncatingIfNeeded: info.st_dev)
+        inode = UInt64(truncatingIfNeeded: info.st_ino)
     }
 
     /// The stamp of the file at `path`, from one `stat(2)`; `nil` when it cannot be looked at.

@@ -1,11 +1,9 @@
+#if canImport(Glibc) && !UNDERSTUDY_PORTABLE
+// Linux's backend, this whole file; FileChangeMonitor+Fallback.swift is everyone else's.
+import Glibc
 import Synchronization
 import UnderstudyImages
 import UnderstudySupport
-#if canImport(Glibc)
-import Glibc
-#endif
-
-#if canImport(Glibc) && !UNDERSTUDY_PORTABLE
 
 /// Tells whether watched files may have changed, without a `stat(2)` per question.
 ///
@@ -140,23 +138,5 @@ final class FileChangeMonitor: Sendable {
             }
         }
     }
-}
-#else
-/// Where inotify is missing (Apple platforms, the `UNDERSTUDY_PORTABLE` build) there is no
-/// monitor: ``shared`` is `nil`, and every caller checks the file's stamp each time.
-final class FileChangeMonitor: Sendable {
-    /// Always `nil` here.
-    static var shared: FileChangeMonitor? { nil }
-
-    private init() {}
-
-    /// Never called: there is no monitor.
-    func watch(_ path: String) -> Bool { false }
-
-    /// Never called: there is no monitor.
-    var watchEpoch: UInt64 { 0 }
-
-    /// Never called: there is no monitor.
-    func generation(in turn: FileCheckTurn? = nil) -> UInt64 { 0 }
 }
 #endif

@@ -118,8 +118,14 @@ enum CodecBackend {
         return try rgba(image)
     }
 
-    /// `image` drawn into 8-bit RGBA in sRGB, then un-premultiplied.
+    /// `image` as straight 8-bit RGBA with no colour management, as libpng decodes: its own
+    /// grey or RGB samples converted by ``BitmapLayout`` (tested on Linux); anything else (CMYK,
+    /// indexed, floating point, all opaque in practice) drawn into sRGB.
     private static func rgba(_ image: CGImage) throws -> RGBAImage {
+        if let layout = BitmapLayout(image), let data = image.dataProvider?.data, let bytes = CFDataGetBytePtr(data) {
+            let buffer = UnsafeRawBufferPointer(start: bytes, count: CFDataGetLength(data))
+            return try layout.straightRGBA(buffer, width: image.width, height: image.height)
+        }
         let (width, height) = (image.width, image.height)
         var pixels = [UInt8](repeating: 0, count: width * height * 4)
         let drawn = pixels.withUnsafeMutableBytes { buffer -> Bool in
@@ -131,14 +137,8 @@ enum CodecBackend {
             return true
         }
         guard drawn else { throw ImageError(.corrupt, "cannot draw a \(width)x\(height) image into RGBA: CoreGraphics made no context") }
-        for offset in stride(from: 0, to: pixels.count, by: 4) {
-            let alpha = Int(pixels[offset + 3])
-            guard alpha != 0, alpha != 255 else { continue }
-            for channel in offset..<offset + 3 {
-                pixels[channel] = UInt8(min(255, (Int(pixels[channel]) * 255 + alpha / 2) / alpha))
-            }
-        }
-        return RGBAImage(unchecked: width, height, pixels)
+        let layout = BitmapLayout(colour: .rgb, alpha: .premultipliedLast, bitsPerComponent: 8, bytesPerRow: width * 4, littleEndian: false)
+        return try pixels.withUnsafeBytes { try layout.straightRGBA($0, width: width, height: height) }
     }
 
     private static var colourSpace: CGColorSpace {
@@ -242,6 +242,34 @@ enum CodecBackend {
             throw ImageError(.encodingFailed, "cannot hand a \(image.width)x\(image.height) image to ImageIO: CoreGraphics made no image of its pixels")
         }
         return cgImage
+    }
+}
+extension BitmapLayout {
+    /// The layout of `image`'s samples, when they are grey or RGB of 8 or 16 bits an integer.
+    init?(_ image: CGImage) {
+        guard let model = image.colorSpace?.model, model == .rgb || model == .monochrome,
+              image.bitsPerComponent == 8 || image.bitsPerComponent == 16,
+              !image.bitmapInfo.contains(.floatComponents)
+        else { return nil }
+        let alpha: Alpha
+        switch image.alphaInfo {
+        case .none: alpha = .none
+        case .noneSkipFirst: alpha = .skipFirst
+        case .noneSkipLast: alpha = .skipLast
+        case .first: alpha = .first
+        case .last: alpha = .last
+        case .premultipliedFirst: alpha = .premultipliedFirst
+        case .premultipliedLast: alpha = .premultipliedLast
+        default: return nil
+        }
+        let colour: Colour = model == .rgb ? .rgb : .grey
+        let components = (colour == .rgb ? 3 : 1) + (alpha == .none ? 0 : 1)
+        guard image.bitsPerPixel == components * image.bitsPerComponent else { return nil }
+        let order = image.bitmapInfo.intersection(.byteOrderMask)
+        self.init(
+            colour: colour, alpha: alpha, bitsPerComponent: image.bitsPerComponent, bytesPerRow: image.bytesPerRow,
+            littleEndian: order == .byteOrder16Little || order == .byteOrder32Little
+        )
     }
 }
 #endif
