@@ -1,4 +1,7 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.3
+// The oldest toolchain that builds this package: async-http-client 1.37 and swift-log 1.16 need
+// tools 6.2, and UnderstudyTesting uses Swift Testing's `Issue.isFailure`, new in Swift 6.3
+// (Xcode 26.4).
 import PackageDescription
 
 // The six C codecs are linked on Linux only, with the `SystemCodecs` trait (on by default).

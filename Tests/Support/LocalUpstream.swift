@@ -1,5 +1,7 @@
 import Foundation
+import XCTest
 
+#if os(macOS) || os(Linux)
 /// A real HTTP server on 127.0.0.1, port 0, serving a directory: Python's http.server (HTTP/1.0,
 /// with its own Date and Server headers), started and ended by PID within one test. Shared by
 /// the server's and the URL protocol's forward tests.
@@ -51,3 +53,22 @@ public final class LocalUpstream {
         try? FileManager.default.removeItem(at: directory)
     }
 }
+#else
+/// Where Foundation has no `Process` (iOS, tvOS, watchOS) no Python server can be started:
+/// a test that needs one skips, saying so.
+public final class LocalUpstream {
+    /// The directory it would serve.
+    public let directory: URL
+    /// `http://127.0.0.1:PORT`.
+    public private(set) var baseURL: URL!
+
+    /// Skips the test.
+    public init(files: [String: Data]) throws {
+        directory = FileManager.default.temporaryDirectory
+        throw XCTSkip("a local upstream needs python3's http.server, and this platform has no Process (the test runs on macOS and Linux)")
+    }
+
+    /// Nothing to end.
+    public func stop() {}
+}
+#endif

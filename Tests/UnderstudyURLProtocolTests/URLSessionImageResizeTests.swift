@@ -36,15 +36,8 @@ final class URLSessionImageResizeTests: XCTestCase {
                 except Exception as e:
                     print('error', type(e).__name__)
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.python)
-        process.arguments = ["-c", script] + paths
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "Pillow (make test-deps installs it in .venv)", file: file, line: line)
+        let (status, output) = try runTool(URL(fileURLWithPath: Self.python), ["-c", script] + paths, file: file, line: line)
+        XCTAssertEqual(status, 0, "Pillow (make test-deps installs it in .venv)", file: file, line: line)
         return String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
