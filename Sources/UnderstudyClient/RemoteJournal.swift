@@ -58,7 +58,7 @@ enum RemoteJournal {
         return InteractionResult(
             stubName: stub, status: response?["status"] as? Int, headers: headers,
             bodyBytesSent: (response?["bodySize"] as? Int) ?? 0, outcome: outcome, nearMisses: nearMisses,
-            httpVersion: entry["httpVersion"] as? String
+            httpVersion: (entry["httpVersion"] as? String).flatMap(Interaction.HTTPVersion.init(rawValue:))
         )
     }
 

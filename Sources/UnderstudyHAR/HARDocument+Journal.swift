@@ -55,7 +55,7 @@ extension HAREntry {
             request: HARRequest(
                 method: request.method,
                 url: request.url.absoluteString,
-                httpVersion: interaction.httpVersion,
+                httpVersion: interaction.httpVersion.rawValue,
                 cookies: Self.cookies(sent: request.headers.values(for: "Cookie")),
                 headers: request.headers.map { HARNameValue(name: $0.name, value: $0.value) },
                 queryString: request.queryItems.map { HARNameValue(name: $0.name, value: $0.value) },
@@ -65,7 +65,7 @@ extension HAREntry {
             response: HARResponse(
                 status: status,
                 statusText: HTTPStatusText.phrase(for: status),
-                httpVersion: interaction.status == nil ? "" : interaction.httpVersion,
+                httpVersion: interaction.status == nil ? "" : interaction.httpVersion.rawValue,
                 cookies: headers.values(for: "Set-Cookie").compactMap(Self.cookie(set:)),
                 headers: headers.map { HARNameValue(name: $0.name, value: $0.value) },
                 content: content,

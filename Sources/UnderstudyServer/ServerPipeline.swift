@@ -54,7 +54,7 @@ enum ServerPipeline {
     ) -> (all: [any ChannelHandler], connection: HTTP1Connection) {
         let origin = origin ?? shared.plainOrigin
         let exchange = StubExchange(
-            shared: shared, origin: origin, eventLoop: eventLoop, allocator: ByteBufferAllocator(), httpVersion: "HTTP/1.1"
+            shared: shared, origin: origin, eventLoop: eventLoop, allocator: ByteBufferAllocator(), httpVersion: .http1_1
         )
         let resources = shared.resources(for: eventLoop)
         let connection = HTTP1Connection(exchange: exchange, reads: resources.repeatedReads(scheme: origin.scheme))

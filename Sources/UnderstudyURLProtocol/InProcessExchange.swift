@@ -44,16 +44,16 @@ struct InProcessExchange: Sendable {
         var hops = 0
         while true {
             let startTime = Date()
-            let id = responder.open(request, redirectedFrom: previousID)
+            let id = responder.open(request, redirectedFrom: previousID, httpVersion: .http1_1)
             let answer = await responder.answer(request)
             let prepared = answer.response
             switch answer.kind {
             case .unmatched where options.unmatched == .fail:
-                responder.close(id, request: request, startTime: startTime, answer: answer, report: DeliveryReport(headSent: false, bodyBytesSent: 0, ending: .completed))
+                responder.close(id, request: request, startTime: startTime, answer: answer, report: DeliveryReport(headSent: false, bodyBytesSent: 0, ending: .completed, httpVersion: .http1_1))
                 return fail(URLError(.resourceUnavailable, description: NearMiss.report(for: request, nearMisses: answer.nearMisses)))
             case .forwarded(_, failure: let failure?):
                 // Passed through to the network, which failed: the client sees the network's error.
-                responder.close(id, request: request, startTime: startTime, answer: answer, report: DeliveryReport(headSent: false, bodyBytesSent: 0, ending: .completed))
+                responder.close(id, request: request, startTime: startTime, answer: answer, report: DeliveryReport(headSent: false, bodyBytesSent: 0, ending: .completed, httpVersion: .http1_1))
                 return fail(URLError(.cannotConnectToHost, description: "pass-through to \(request.url.absoluteString) failed: \(failure)"))
             case .stub where prepared.fault == nil && prepared.isFollowableRedirect:
                 guard var next = Self.redirectedRequest(from: request, response: prepared) else { break }
@@ -110,7 +110,7 @@ struct InProcessExchange: Sendable {
                 timing.wait = clock.now - started
             }
             responder.close(id, request: request, startTime: startTime, answer: answer,
-                            report: DeliveryReport(headSent: headSent, bodyBytesSent: sent, ending: ending, timing: timing))
+                            report: DeliveryReport(headSent: headSent, bodyBytesSent: sent, ending: ending, timing: timing, httpVersion: .http1_1))
         }
         for action in prepared.deliveryPlan(method: request.method) {
             guard !Task.isCancelled else { return ended(.cancelled) }
@@ -184,7 +184,7 @@ struct InProcessExchange: Sendable {
         headSent: Bool = true
     ) {
         responder.close(id, request: request, startTime: startTime, answer: answer,
-                        report: DeliveryReport(headSent: headSent, bodyBytesSent: sent, ending: ending))
+                        report: DeliveryReport(headSent: headSent, bodyBytesSent: sent, ending: ending, httpVersion: .http1_1))
     }
 
     // MARK: - Redirects

@@ -97,7 +97,7 @@ final class AdminHTTP2Tests: XCTestCase {
             throw error
         }
         try await server.stop()
-        XCTAssertEqual(stubs.journal.interactions.map(\.httpVersion), ["HTTP/2", "HTTP/2"])
+        XCTAssertEqual(stubs.journal.interactions.map(\.httpVersion), [.http2, .http2])
     }
 
     private var packageRoot: URL {

@@ -140,6 +140,6 @@ final class ChromiumProxyTests: XCTestCase {
         XCTAssertEqual(images.filter { $0.stubName == "img17.png" }.map(\.outcome).first, .fault(.connectionReset))
         let whole = images.filter { $0.stubName != "img17.png" }
         XCTAssertEqual(Set(whole.compactMap(\.stubName)).count, 29)
-        XCTAssertTrue(whole.allSatisfy { $0.outcome == .completed && $0.httpVersion == "HTTP/2" }, "\(whole.map { ($0.outcome, $0.httpVersion) })")
+        XCTAssertTrue(whole.allSatisfy { $0.outcome == .completed && $0.httpVersion == .http2 }, "\(whole.map { ($0.outcome, $0.httpVersion) })")
     }
 }

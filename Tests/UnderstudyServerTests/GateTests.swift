@@ -104,6 +104,30 @@ final class GateTests: XCTestCase {
         }
     }
 
+    func testAHeldRequestShowsTheHTTPVersionItCameOverWhileInFlight() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.path("/held"), named: "held", response: .data(Data(count: 5_000)).paused(afterBytes: 1_000, gate: "g"))
+        try await withServer(stubs) { server in
+            for (index, (flag, version)) in [("--http2-prior-knowledge", Interaction.HTTPVersion.http2), ("--http1.1", .http1_1)].enumerated() {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+                process.arguments = ["curl", "--silent", flag, "--max-time", "20", "-o", "/dev/null", server.baseURL.absoluteString + "/held"]
+                try process.run()
+                try await stubs.gate("g").reached(count: index + 1)
+                let held = try XCTUnwrap(stubs.journal.interactions.last)
+                XCTAssertEqual(held.outcome, .inFlight)
+                XCTAssertEqual(held.httpVersion, version, "in flight, held at the gate")
+                stubs.gate("g").release()
+                process.waitUntilExit()
+                XCTAssertEqual(process.terminationStatus, 0)
+                try await waitUntil { stubs.journal.interactions.last?.outcome == .completed }
+                XCTAssertEqual(stubs.journal.interactions.last?.httpVersion, version, "and once answered")
+                stubs.gate("g").close()
+                stubs.journal.clear()
+            }
+        }
+    }
+
     func testStoppingTheServerEndsAHeldRequestAsCancelled() async throws {
         let stubs = StubRegistry()
         stubs.stub(.path("/held"), named: "held", response: .data(Data(count: 1_000)).paused(afterBytes: 0, gate: "g"))

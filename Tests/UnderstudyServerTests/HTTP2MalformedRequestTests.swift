@@ -42,7 +42,7 @@ final class HTTP2MalformedRequestTests: XCTestCase {
         XCTAssertEqual(entries.compactMap(\.stubName), ["b"], "malformed requests reach no stub")
         let refused = entries.filter { $0.stubName == nil }
         XCTAssertEqual(refused.count, 3, "\(refused)")
-        XCTAssertTrue(refused.allSatisfy { $0.httpVersion == "HTTP/2" && $0.status == nil })
+        XCTAssertTrue(refused.allSatisfy { $0.httpVersion == .http2 && $0.status == nil })
         let reasons = refused.map { entry -> String in
             guard case .failed(let message) = entry.outcome else { return "not failed: \(entry.outcome)" }
             return message

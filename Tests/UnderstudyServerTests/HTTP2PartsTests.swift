@@ -87,7 +87,7 @@ final class HTTP2PartsTests: XCTestCase {
             id: 3, time: Date(timeIntervalSince1970: 1_700_000_000.5),
             request: .init(method: "GET", url: "http://img.example.com/a.png", headers: [:], bodySize: 0),
             stub: "cat", response: .init(status: 200, headers: [:], bodySize: 10), outcome: "completed",
-            durationMs: 4, transport: "server", httpVersion: "HTTP/2"
+            durationMs: 4, transport: "server", httpVersion: .http2
         )
         XCTAssertEqual(RequestLog(format: .text).line(for: entry), "GET http://img.example.com/a.png HTTP/2 -> stub \"cat\" 200 4ms")
         let json = try XCTUnwrap(RequestLog(format: .json).line(for: entry))
@@ -96,6 +96,6 @@ final class HTTP2PartsTests: XCTestCase {
         var older = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
         older["httpVersion"] = nil
         let decoded = try JSONDecoder().decode(JournalEntry.self, from: JSONSerialization.data(withJSONObject: older))
-        XCTAssertEqual(decoded.httpVersion, "HTTP/1.1", "entries written before the field read as HTTP/1.1")
+        XCTAssertEqual(decoded.httpVersion, .http1_1, "entries written before the field read as HTTP/1.1")
     }
 }

@@ -62,7 +62,7 @@ final class HTTP2ServerTests: XCTestCase {
             XCTAssertTrue(h1.head.hasPrefix("HTTP/1.1 200 OK\r\n"), h1.head)
         }
         let entries = stubs.journal.interactions
-        XCTAssertEqual(entries.map(\.httpVersion), ["HTTP/2", "HTTP/1.1"])
+        XCTAssertEqual(entries.map(\.httpVersion), [.http2, .http1_1])
         XCTAssertEqual(entries.map(\.status), [200, 200])
         XCTAssertEqual(entries.map(\.bodyBytesSent), [40_000, 40_000])
         XCTAssertEqual(entries[0].request.headers["Host"], entries[1].request.headers["Host"], ":authority is the host")
@@ -133,7 +133,7 @@ final class HTTP2ServerTests: XCTestCase {
             XCTAssertEqual(lines.dropFirst().first, "HTTP/2 200 40000 \(digest) \"v1\" False")
             XCTAssertTrue(lines.last?.hasPrefix("HTTP/2 404 ") ?? false, result.text)
         }
-        XCTAssertEqual(stubs.journal.interactions.map(\.httpVersion), ["HTTP/2", "HTTP/2", "HTTP/2"])
+        XCTAssertEqual(stubs.journal.interactions.map(\.httpVersion), [.http2, .http2, .http2])
         XCTAssertEqual(stubs.journal.interactions.map(\.status), [200, 200, 404])
     }
 
@@ -153,7 +153,7 @@ final class HTTP2ServerTests: XCTestCase {
             }
             try await client.shutdown()
         }
-        XCTAssertEqual(stubs.journal.interactions.map(\.httpVersion), ["HTTP/1.1"])
+        XCTAssertEqual(stubs.journal.interactions.map(\.httpVersion), [.http1_1])
     }
 
     func testGoawayOnHTTP1AnswersWithConnectionCloseThenCloses() async throws {
@@ -172,7 +172,7 @@ final class HTTP2ServerTests: XCTestCase {
         let entry = try XCTUnwrap(stubs.journal.interactions.first)
         XCTAssertEqual(entry.fault, .goaway)
         XCTAssertEqual(entry.status, 200)
-        XCTAssertEqual(entry.httpVersion, "HTTP/1.1")
+        XCTAssertEqual(entry.httpVersion, .http1_1)
     }
 
     private func makeFile(_ data: Data) throws -> String {

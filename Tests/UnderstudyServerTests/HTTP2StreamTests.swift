@@ -63,7 +63,7 @@ final class HTTP2StreamTests: XCTestCase {
         }
         let entries = stubs.journal.interactions
         XCTAssertEqual(entries.count, 5)
-        XCTAssertTrue(entries.allSatisfy { $0.httpVersion == "HTTP/2" })
+        XCTAssertTrue(entries.allSatisfy { $0.httpVersion == .http2 })
         XCTAssertEqual(Set(entries.map(\.request.url.host)), ["img.example.com"], ":authority is the host")
         let byStub = Dictionary(grouping: entries, by: { $0.stubName ?? "" })
         XCTAssertEqual(byStub["reset"]?.first?.fault, .connectionReset)
@@ -168,7 +168,7 @@ final class HTTP2StreamTests: XCTestCase {
         }
         let entries = stubs.journal.interactions
         XCTAssertEqual(entries.count, 60)
-        XCTAssertTrue(entries.allSatisfy { $0.httpVersion == "HTTP/2" && $0.outcome == .completed })
+        XCTAssertTrue(entries.allSatisfy { $0.httpVersion == .http2 && $0.outcome == .completed })
         XCTAssertEqual(entries.map(\.bodyBytesSent).reduce(0, +), 30 * 100_000 + 30 * 20_000)
     }
 
@@ -288,7 +288,7 @@ final class HTTP2StreamTests: XCTestCase {
         let timedOut = stubs.journal.interactions.filter { $0.request.url.path == "/upload" }
         XCTAssertEqual(timedOut.map(\.status), [408])
         XCTAssertEqual(timedOut.first?.outcome, .failed("request body not received within 300ms"))
-        XCTAssertEqual(timedOut.first?.httpVersion, "HTTP/2")
+        XCTAssertEqual(timedOut.first?.httpVersion, .http2)
     }
 
     /// A connection with no stream open for the head timeout gets GOAWAY and is closed, as an

@@ -136,7 +136,7 @@ final class HTTPSServerTests: XCTestCase {
         XCTAssertEqual(tunnelled.text, "woof 2", tunnelled.stderr)
         let http1 = try curl(["--http1.1", "--cacert", caFile, "-w", " %{http_version}", "\(server.httpsURL!.absoluteString)/cat.png"])
         XCTAssertEqual(http1.text, "meow 1.1", http1.stderr)
-        XCTAssertEqual(stubs.journal.interactions.map(\.httpVersion), ["HTTP/2", "HTTP/2", "HTTP/1.1"])
+        XCTAssertEqual(stubs.journal.interactions.map(\.httpVersion), [.http2, .http2, .http1_1])
         XCTAssertEqual(stubs.journal.interactions.map(\.request.url.absoluteString), [
             "https://127.0.0.1:\(server.tlsPort!)/cat.png", "https://img.example.com/dog.webp", "https://127.0.0.1:\(server.tlsPort!)/cat.png",
         ])

@@ -153,7 +153,7 @@ final class NetworkProfileServerTests: XCTestCase {
             for (index, end) in ends.withLockedValue({ $0 }).enumerated() {
                 within15Percent(end, of: Self.latency + Double(size) / Self.rate, "stream \(index + 1) ended")
             }
-            XCTAssertEqual(stubs.journal.interactions.map(\.httpVersion), ["HTTP/2", "HTTP/2"])
+            XCTAssertEqual(stubs.journal.interactions.map(\.httpVersion), [.http2, .http2])
         }
     }
 

@@ -57,7 +57,7 @@ final class RepeatedHeaderBlocksTests: XCTestCase {
             for client in clients { await client.close() }
         }
         XCTAssertEqual(stubs.journal.interactions.map(\.request.url.path), expected, "every stream journaled, in order")
-        XCTAssertTrue(stubs.journal.interactions.allSatisfy { $0.httpVersion == "HTTP/2" })
+        XCTAssertTrue(stubs.journal.interactions.allSatisfy { $0.httpVersion == .http2 })
         XCTAssertEqual(stubs.journal.interactions.filter { $0.stubName == "override" }.count, 4)
         XCTAssertEqual(stubs.useCounts["s4"], 16, "each use counted for the stub that answered it")
     }

@@ -135,7 +135,7 @@ final class RequestLogTests: XCTestCase {
     func testLinesForRealJournalInteractions() throws {
         let registry = StubRegistry()
         let request = StubRequest(method: "HEAD", url: URL(string: "http://img.example.com/a.png?w=2")!, headers: HeaderFields([("X-A", "1"), ("x-a", "2")]))
-        let id = registry.journal.open(request, transport: .proxy)
+        let id = registry.journal.open(request, transport: .proxy, httpVersion: .http1_1)
         registry.journal.complete(id, with: InteractionResult(
             stubName: nil, status: 200, headers: ["Content-Length": "9"], bodyBytesSent: 0, outcome: .completed
         ))

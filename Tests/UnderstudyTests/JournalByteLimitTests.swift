@@ -18,7 +18,7 @@ final class JournalByteLimitTests: XCTestCase {
     func testTheByteBoundDropsTheOldestEntriesAndCountsThem() throws {
         let journal = Journal(limit: 100_000, byteLimit: 64 * 1024)
         for n in 1...2_000 {
-            let id = journal.open(try traced(n), transport: .server)
+            let id = journal.open(try traced(n), transport: .server, httpVersion: .http1_1)
             journal.complete(id, with: InteractionResult(stubName: "a", status: 200, outcome: .completed))
         }
         XCTAssertLessThanOrEqual(journal.byteCount, 64 * 1024)
@@ -41,8 +41,8 @@ final class JournalByteLimitTests: XCTestCase {
     func testRepeatedHeadersAreSharedAndCountedOnce() throws {
         let same = Journal(), traced = Journal()
         for n in 1...1_000 {
-            _ = same.open(try self.traced(0), transport: .server)
-            _ = traced.open(try self.traced(n), transport: .server)
+            _ = same.open(try self.traced(0), transport: .server, httpVersion: .http1_1)
+            _ = traced.open(try self.traced(n), transport: .server, httpVersion: .http1_1)
         }
         let perSame = same.byteCount / 1_000, perTraced = traced.byteCount / 1_000
         XCTAssertEqual(perSame, JournalRecord.size, "nothing of its own beyond the record")

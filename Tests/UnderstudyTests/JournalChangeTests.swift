@@ -9,7 +9,7 @@ final class JournalChangeTests: XCTestCase {
     func testEveryChangeMovesTheVersion() {
         let journal = Journal(limit: 1)
         XCTAssertEqual(journal.version, 0)
-        let id = journal.open(request, transport: .server)
+        let id = journal.open(request, transport: .server, httpVersion: .http1_1)
         XCTAssertEqual(journal.version, 1, "an entry opened")
         journal.complete(id, with: InteractionResult(stubName: "a", status: 200, outcome: .completed))
         XCTAssertEqual(journal.version, 2, "an entry completed")

@@ -18,7 +18,7 @@ final class JournalRecordTests: XCTestCase {
             StubRequest(method: "GET", url: try XCTUnwrap(URL(string: "http://h/slow")), timeoutInterval: 2.5),
         ]
         let journal = Journal()
-        let ids = requests.map { journal.open($0, transport: .server) }
+        let ids = requests.map { journal.open($0, transport: .server, httpVersion: .http1_1) }
         for (id, request) in zip(ids, requests) {
             let entry = try XCTUnwrap(journal.interaction(id: id))
             XCTAssertEqual(entry.request, request)
@@ -36,7 +36,7 @@ final class JournalRecordTests: XCTestCase {
         let journal = Journal(limit: 3, keepsBodies: true)
         var ids: [Int] = []
         for n in 1...5 {
-            let id = journal.open(try XCTUnwrap(StubRequest("http://h/\(n)")), transport: .server, redirectedFrom: n == 5 ? ids.last : nil)
+            let id = journal.open(try XCTUnwrap(StubRequest("http://h/\(n)")), transport: .server, redirectedFrom: n == 5 ? ids.last : nil, httpVersion: .http1_1)
             ids.append(id)
             journal.complete(id, with: InteractionResult(
                 stubName: n == 4 ? nil : "s\(n)", status: n == 4 ? 404 : 200, headers: ["N": "\(n)"], bodyBytesSent: n,
@@ -58,7 +58,7 @@ final class JournalRecordTests: XCTestCase {
         XCTAssertEqual(entries[2].redirectedFrom, 4)
         XCTAssertEqual(journal.unmatched.map(\.id), [4])
         journal.clear()
-        XCTAssertEqual(journal.open(try XCTUnwrap(StubRequest("http://h/6")), transport: .server), 6)
+        XCTAssertEqual(journal.open(try XCTUnwrap(StubRequest("http://h/6")), transport: .server, httpVersion: .http1_1), 6)
         XCTAssertEqual(journal.interactions.map(\.id), [6])
     }
 }

@@ -9,8 +9,8 @@ private func request(_ path: String) -> StubRequest {
 final class JournalTests: XCTestCase {
     func testEntriesKeepArrivalOrderAndAreCompletedLater() {
         let journal = Journal()
-        let first = journal.open(request("/1"), transport: .server)
-        let second = journal.open(request("/2"), transport: .inProcess, redirectedFrom: first)
+        let first = journal.open(request("/1"), transport: .server, httpVersion: .http1_1)
+        let second = journal.open(request("/2"), transport: .inProcess, redirectedFrom: first, httpVersion: .http1_1)
         journal.complete(second, with: InteractionResult(stubName: "two", status: 201, headers: ["A": "b"], bodyBytesSent: 9, outcome: .completed))
         XCTAssertEqual(journal.interactions.map(\.request.path), ["/1", "/2"])
         XCTAssertEqual(journal.interactions.map(\.outcome), [.inFlight, .completed])
@@ -25,7 +25,7 @@ final class JournalTests: XCTestCase {
     func testQueriesByMatcherAndUnmatched() {
         let journal = Journal()
         for path in ["/a.png", "/b.webp", "/c.png"] {
-            let id = journal.open(request(path), transport: .inProcess)
+            let id = journal.open(request(path), transport: .inProcess, httpVersion: .http1_1)
             journal.complete(id, with: InteractionResult(stubName: path == "/b.webp" ? nil : "s", status: nil, outcome: path == "/b.webp" ? .unmatched : .completed))
         }
         XCTAssertEqual(journal.count(matching: .pathExtension("png")), 2)
@@ -37,11 +37,11 @@ final class JournalTests: XCTestCase {
 
     func testWaitReturnsOnceEnoughRequestsArrive() async throws {
         let journal = Journal()
-        _ = journal.open(request("/a.png"), transport: .inProcess)
+        _ = journal.open(request("/a.png"), transport: .inProcess, httpVersion: .http1_1)
         Task {
             try await Task.sleep(for: .milliseconds(50))
-            _ = journal.open(request("/b.png"), transport: .inProcess)
-            _ = journal.open(request("/a.png"), transport: .inProcess)
+            _ = journal.open(request("/b.png"), transport: .inProcess, httpVersion: .http1_1)
+            _ = journal.open(request("/a.png"), transport: .inProcess, httpVersion: .http1_1)
         }
         try await journal.wait(for: .path("/a.png"), count: 2, timeout: .seconds(10))
         XCTAssertEqual(journal.count(matching: .path("/a.png")), 2)
@@ -54,8 +54,8 @@ final class JournalTests: XCTestCase {
         let journal = Journal(limit: 0)
         let waiting = Task { try await journal.wait(for: .path("/a.png"), count: 2, timeout: .seconds(10)) }
         try await Task.sleep(for: .milliseconds(50))
-        let first = journal.open(request("/a.png"), transport: .server)
-        _ = journal.open(request("/a.png"), transport: .server)
+        let first = journal.open(request("/a.png"), transport: .server, httpVersion: .http1_1)
+        _ = journal.open(request("/a.png"), transport: .server, httpVersion: .http1_1)
         journal.complete(first, with: InteractionResult(stubName: "a", status: 200, outcome: .completed))
         try await waiting.value
         XCTAssertEqual(journal.count, 0)
@@ -66,7 +66,7 @@ final class JournalTests: XCTestCase {
 
     func testWaitTimesOutWithAMessageSayingWhatItSaw() async {
         let journal = Journal()
-        _ = journal.open(request("/a.png"), transport: .inProcess)
+        _ = journal.open(request("/a.png"), transport: .inProcess, httpVersion: .http1_1)
         do {
             try await journal.wait(for: .path("/a.png"), count: 3, timeout: .milliseconds(100))
             XCTFail("expected a timeout")
@@ -78,7 +78,7 @@ final class JournalTests: XCTestCase {
     func testLimitDropsTheOldestAndCountsThem() {
         let journal = Journal(limit: 3)
         for i in 1...5 {
-            _ = journal.open(request("/\(i)"), transport: .server)
+            _ = journal.open(request("/\(i)"), transport: .server, httpVersion: .http1_1)
         }
         XCTAssertEqual(journal.interactions.map(\.request.path), ["/3", "/4", "/5"])
         XCTAssertEqual(journal.droppedCount, 2)
@@ -92,7 +92,7 @@ final class JournalTests: XCTestCase {
             for worker in 0..<20 {
                 group.addTask {
                     for i in 0..<50 {
-                        let id = journal.open(request("/\(worker)/\(i)"), transport: .server)
+                        let id = journal.open(request("/\(worker)/\(i)"), transport: .server, httpVersion: .http1_1)
                         journal.complete(id, with: InteractionResult(stubName: "s", status: 200, outcome: .completed))
                     }
                 }

@@ -142,7 +142,7 @@ final class ScenarioAndTemplateTests: XCTestCase {
         let request = StubRequest(url: URL(string: "http://127.0.0.1:8080/nothing-here.png")!)
         let responder = StubResponder(registry: stubs, transport: .inProcess, upstream: nil)
         let answer = await responder.answer(request)
-        responder.close(nil, request: request, startTime: Date(), answer: answer, report: DeliveryReport(headSent: true, bodyBytesSent: 0, ending: .completed))
+        responder.close(nil, request: request, startTime: Date(), answer: answer, report: DeliveryReport(headSent: true, bodyBytesSent: 0, ending: .completed, httpVersion: .http1_1))
         let message = try XCTUnwrap(FailureMessages.noUnmatchedRequests(stubs.journal))
         XCTAssertEqual(message, """
             1 unmatched request:

@@ -25,7 +25,7 @@ final class StubFileResetAndPathTests: XCTestCase {
         let first = try await registry.answer("http://x.test/steps").text
         let second = try await registry.answer("http://x.test/steps").text
         XCTAssertEqual([first, second], ["one", "two"])
-        _ = registry.journal.open(StubRequest("http://x.test/once")!, transport: .inProcess)
+        _ = registry.journal.open(StubRequest("http://x.test/once")!, transport: .inProcess, httpVersion: .http1_1)
         XCTAssertEqual(registry.journal.count, 1)
 
         try registry.reset()

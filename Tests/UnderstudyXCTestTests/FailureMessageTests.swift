@@ -8,7 +8,7 @@ final class FailureMessageTests: XCTestCase {
     func journal(_ paths: [String], unmatched: Set<String> = []) -> Journal {
         let journal = Journal()
         for path in paths {
-            let id = journal.open(StubRequest(url: URL(string: "http://img.test\(path)")!), transport: .inProcess)
+            let id = journal.open(StubRequest(url: URL(string: "http://img.test\(path)")!), transport: .inProcess, httpVersion: .http1_1)
             if unmatched.contains(path) {
                 let miss = NearMiss(stubName: "cat", matchedParts: 1, totalParts: 2, mismatches: [Mismatch(expected: "path is /cat.png", actual: path)])
                 journal.complete(id, with: InteractionResult(stubName: nil, status: nil, outcome: .unmatched, nearMisses: [miss]))
@@ -105,7 +105,7 @@ final class AssertionLocationTests: XCTestCase {
     func testEveryAssertionPointsAtTheCaller() {
         let stubs = StubRegistry()
         stubs.stub(.path("/a"), named: "a", response: .status(200))
-        let id = stubs.journal.open(StubRequest(url: URL(string: "http://x.test/zzz")!), transport: .inProcess)
+        let id = stubs.journal.open(StubRequest(url: URL(string: "http://x.test/zzz")!), transport: .inProcess, httpVersion: .http1_1)
         stubs.journal.complete(id, with: InteractionResult(stubName: nil, status: nil, outcome: .unmatched))
         capturing = true
         let line = #line
@@ -124,7 +124,7 @@ final class AssertionLocationTests: XCTestCase {
         let stubs = StubRegistry()
         stubs.stub(.path("/a"), named: "a", response: .status(200))
         _ = stubs.match(StubRequest(url: URL(string: "http://x.test/a")!))
-        _ = stubs.journal.open(StubRequest(url: URL(string: "http://x.test/a")!), transport: .inProcess)
+        _ = stubs.journal.open(StubRequest(url: URL(string: "http://x.test/a")!), transport: .inProcess, httpVersion: .http1_1)
         capturing = true
         XCTAssertRequested(stubs, .path("/a"), times: 1)
         XCTAssertNotRequested(stubs, .path("/b"))

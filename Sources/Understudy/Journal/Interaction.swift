@@ -90,7 +90,7 @@ public struct Interaction: Sendable, Identifiable, CustomStringConvertible {
     public internal(set) var transport: Transport
     /// The HTTP version it came over: `HTTP/1.1`, or `HTTP/2` for the server's HTTP/2 streams
     /// (in-process requests are `HTTP/1.1`).
-    public internal(set) var httpVersion: String
+    public internal(set) var httpVersion: Interaction.HTTPVersion
     /// The network profile the response was delivered on (the stub's, the run-time one or the
     /// server's), or `nil` for full speed.
     public internal(set) var network: NetworkProfile?
@@ -120,7 +120,7 @@ public struct Interaction: Sendable, Identifiable, CustomStringConvertible {
         self.timing = Timing()
         self.nearMisses = []
         self.renderID = nil
-        self.httpVersion = "HTTP/1.1"
+        self.httpVersion = .http1_1
     }
 
     /// The fault injected, if any.
@@ -164,7 +164,7 @@ package struct InteractionResult: Sendable {
     /// The shared rendering the response came from, if any.
     package var renderID: UInt64?
     /// `HTTP/1.1` or `HTTP/2`, when the transport says (else the entry keeps what it opened with).
-    package var httpVersion: String?
+    package var httpVersion: Interaction.HTTPVersion?
     /// The network profile the response was delivered on, if any.
     package var network: NetworkProfile?
     /// Where the request left the answering stub's scenario.
@@ -182,7 +182,7 @@ extension InteractionResult {
         stubName: String?, status: Int?, headers: HeaderFields = [:], bodyBytesSent: Int = 0,
         outcome: Interaction.Outcome, nearMisses: [NearMiss] = [], transport: Interaction.Transport? = nil,
         responseBody: Data? = nil, timing: Interaction.Timing = Interaction.Timing(), renderID: UInt64? = nil,
-        httpVersion: String? = nil, network: NetworkProfile? = nil, scenario: ScenarioStep? = nil
+        httpVersion: Interaction.HTTPVersion? = nil, network: NetworkProfile? = nil, scenario: ScenarioStep? = nil
     ) {
         self.init(
             stubName: stubName, status: status, headers: headers, bodyBytesSent: bodyBytesSent, responseBody: responseBody,

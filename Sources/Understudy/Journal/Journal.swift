@@ -246,9 +246,9 @@ public final class Journal: Sendable {
     ///   - transport: the transport carrying it.
     ///   - redirectedFrom: the entry whose redirect led here, for redirect hops.
     ///   - httpVersion: `HTTP/1.1` or `HTTP/2`, what the request came over.
-    package func open(_ request: StubRequest, transport: Interaction.Transport, redirectedFrom: Int? = nil, httpVersion: String = "HTTP/1.1") -> Int {
+    package func open(_ request: StubRequest, transport: Interaction.Transport, redirectedFrom: Int? = nil, httpVersion: Interaction.HTTPVersion) -> Int {
         var record = JournalRecord(request, transport: transport, redirectedFrom: redirectedFrom, startTime: Date())
-        record.isHTTP2 = httpVersion == "HTTP/2"
+        record.isHTTP2 = httpVersion == .http2
         return append(consume record, of: request, inFlight: true)
     }
 

@@ -136,7 +136,7 @@ struct JournalRecord: Sendable {
         bodyBytesSent = result.bodyBytesSent
         outcome = result.outcome
         if let transport = result.transport { self.transport = transport }
-        if let httpVersion = result.httpVersion { isHTTP2 = httpVersion == "HTTP/2" }
+        if let httpVersion = result.httpVersion { isHTTP2 = httpVersion == .http2 }
         durationNanoseconds = Int64(max(0, now.timeIntervalSinceReferenceDate - startTime) * 1e9)
         sendMicroseconds = Self.microseconds(result.timing.send)
         waitMicroseconds = Self.microseconds(result.timing.wait)
@@ -187,7 +187,7 @@ struct JournalRecord: Sendable {
         interaction.timing = Interaction.Timing(send: send, wait: wait, receive: max(.zero, interaction.duration - send - wait))
         interaction.nearMisses = extras?.nearMisses ?? []
         interaction.renderID = renderID == 0 ? nil : renderID
-        interaction.httpVersion = isHTTP2 ? "HTTP/2" : "HTTP/1.1"
+        interaction.httpVersion = isHTTP2 ? .http2 : .http1_1
         interaction.network = extras?.network
         interaction.scenario = extras?.scenario
         return interaction

@@ -121,10 +121,10 @@ package struct DeliveryReport: Sendable {
     /// When the phases happened, for HAR timings.
     package var timing: Interaction.Timing
     /// `HTTP/1.1` or `HTTP/2`: what the exchange went over.
-    package var httpVersion: String
+    package var httpVersion: Interaction.HTTPVersion
 
     package init(
-        headSent: Bool, bodyBytesSent: Int, ending: Ending, timing: Interaction.Timing = Interaction.Timing(), httpVersion: String = "HTTP/1.1"
+        headSent: Bool, bodyBytesSent: Int, ending: Ending, timing: Interaction.Timing = Interaction.Timing(), httpVersion: Interaction.HTTPVersion
     ) {
         self.httpVersion = httpVersion
         self.headSent = headSent

@@ -10,7 +10,7 @@ import Foundation
 ///
 /// ```swift
 /// let responder = StubResponder(registry: stubs, transport: .server, upstream: client)
-/// let id = responder.open(request)
+/// let id = responder.open(request, httpVersion: .http1_1)
 /// let answer = await responder.answer(request)
 /// // ... deliver answer.response by its delivery plan ...
 /// responder.close(id, request: request, startTime: start, answer: answer, report: report)
@@ -209,7 +209,7 @@ package struct StubResponder: Sendable {
 
     /// Records a request's arrival, for answers that take time: it is in the journal (in
     /// flight) while it waits. Returns the entry's id, for ``close(_:request:startTime:answer:report:)``.
-    package func open(_ request: StubRequest, redirectedFrom: Int? = nil, httpVersion: String = "HTTP/1.1") -> Int {
+    package func open(_ request: StubRequest, redirectedFrom: Int? = nil, httpVersion: Interaction.HTTPVersion) -> Int {
         registry.journal.open(request, transport: transport, redirectedFrom: redirectedFrom, httpVersion: httpVersion)
     }
 

@@ -85,7 +85,7 @@ package struct JournalEntry: Sendable, Hashable, Codable {
     /// The entry whose redirect led here.
     package var redirectedFrom: Int?
     /// `HTTP/1.1` or `HTTP/2`.
-    package var httpVersion: String
+    package var httpVersion: Interaction.HTTPVersion
     /// Bytes each way, when `outcome` is `tunnelled`.
     package var tunnel: Tunnel?
     /// The network profile the response was delivered on, if any.
@@ -105,7 +105,7 @@ package struct JournalEntry: Sendable, Hashable, Codable {
     package init(
         id: Int, time: Date, request: Request, stub: String?, response: Response?, outcome: String,
         fault: String? = nil, error: String? = nil, durationMs: Double, transport: String, redirectedFrom: Int? = nil,
-        httpVersion: String = "HTTP/1.1"
+        httpVersion: Interaction.HTTPVersion = .http1_1
     ) {
         self.httpVersion = httpVersion
         self.id = id
@@ -185,7 +185,7 @@ package struct JournalEntry: Sendable, Hashable, Codable {
         transport = try container.decode(String.self, forKey: .transport)
         redirectedFrom = try container.decodeIfPresent(Int.self, forKey: .redirectedFrom)
         tunnel = try container.decodeIfPresent(Tunnel.self, forKey: .tunnel)
-        httpVersion = try container.decodeIfPresent(String.self, forKey: .httpVersion) ?? "HTTP/1.1"
+        httpVersion = try container.decodeIfPresent(Interaction.HTTPVersion.self, forKey: .httpVersion) ?? .http1_1
         network = try container.decodeIfPresent(AdminJSON.NetworkProfileSummary.self, forKey: .network)
         scenario = try container.decodeIfPresent([String: String].self, forKey: .scenario)
     }

@@ -103,7 +103,7 @@ enum ConnectProxy {
                     bytes.writeBytes(answer.response.body)
                     channel.writeAndFlush(bytes).whenComplete { _ in channel.close(promise: nil) }
                     responder.close(nil, request: request, startTime: startTime, answer: answer,
-                                    report: DeliveryReport(headSent: true, bodyBytesSent: answer.response.body.count, ending: .completed))
+                                    report: DeliveryReport(headSent: true, bodyBytesSent: answer.response.body.count, ending: .completed, httpVersion: .http1_1))
                 }
             }
     }

@@ -96,7 +96,7 @@ final class DeliveryDriver {
                 return writer.abort()
             case .pause(let name):
                 if journalID == nil {
-                    journalID = responder.open(request)
+                    journalID = responder.open(request, httpVersion: writer.httpVersion)
                 }
                 writer.flush()
                 let gate = responder.registry.gate(name)

@@ -8,7 +8,7 @@ protocol ResponseWriter: AnyObject {
     /// The loop the writer lives on; the driver's timers run there.
     var eventLoop: any EventLoop { get }
     /// `HTTP/1.1` or `HTTP/2`, for the journal (HTTP/1.1 by default).
-    var httpVersion: String { get }
+    var httpVersion: Interaction.HTTPVersion { get }
     /// Sends the status line (or HEADERS) of the response being delivered.
     func writeHead()
     /// Sends these bytes of its body.
@@ -27,5 +27,5 @@ protocol ResponseWriter: AnyObject {
 
 extension ResponseWriter {
     /// What the journal records the exchange as: `HTTP/1.1` unless the writer says otherwise.
-    var httpVersion: String { "HTTP/1.1" }
+    var httpVersion: Interaction.HTTPVersion { .http1_1 }
 }

@@ -27,7 +27,7 @@ final class StubExchange {
     let responder: StubResponder
     let eventLoop: any EventLoop
     /// `HTTP/1.1` or `HTTP/2`, for the journal.
-    let httpVersion: String
+    let httpVersion: Interaction.HTTPVersion
     private let origin: ConnectionOrigin
     private let wireResponses: WireResponseCache
     /// The loop's clock, for the connection's timeouts as well as the deliveries' waits.
@@ -35,7 +35,7 @@ final class StubExchange {
     private let fileChecks: FileCheckTurn
     private let allocator: ByteBufferAllocator
 
-    init(shared: ServerShared, origin: ConnectionOrigin, eventLoop: any EventLoop, allocator: ByteBufferAllocator, httpVersion: String) {
+    init(shared: ServerShared, origin: ConnectionOrigin, eventLoop: any EventLoop, allocator: ByteBufferAllocator, httpVersion: Interaction.HTTPVersion) {
         let resources = shared.resources(for: eventLoop)
         self.responder = shared.responder
         self.origin = origin

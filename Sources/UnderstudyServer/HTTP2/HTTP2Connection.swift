@@ -60,7 +60,7 @@ final class HTTP2Connection: ChannelInboundHandler {
         self.eventLoop = eventLoop
         self.exchange = StubExchange(
             shared: shared, origin: ConnectionOrigin(scheme: scheme, authority: listener), eventLoop: eventLoop,
-            allocator: ByteBufferAllocator(), httpVersion: "HTTP/2"
+            allocator: ByteBufferAllocator(), httpVersion: .http2
         )
         let resources = shared.resources(for: eventLoop)
         self.headerBlocks = resources.headerBlocks

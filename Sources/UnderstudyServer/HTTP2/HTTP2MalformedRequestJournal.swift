@@ -29,7 +29,7 @@ final class HTTP2MalformedRequestJournal: ChannelInboundHandler, RemovableChanne
         }
         let request = StubRequest(partialHead: ByteBuffer(), scheme: scheme, listener: listener())
         let message = "malformed HTTP/2 request, stream reset with PROTOCOL_ERROR: trailers without END_STREAM (RFC 9113 section 8.1)"
-        let report = DeliveryReport(headSent: false, bodyBytesSent: 0, ending: .fault(.connectionReset), httpVersion: "HTTP/2")
+        let report = DeliveryReport(headSent: false, bodyBytesSent: 0, ending: .fault(.connectionReset), httpVersion: .http2)
         responder.close(nil, request: request, startTime: Date(), answer: .refused(status: 400, message, silently: true), report: report)
     }
 }

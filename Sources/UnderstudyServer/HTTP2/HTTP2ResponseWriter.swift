@@ -18,7 +18,7 @@ final class HTTP2ResponseWriter: ResponseWriter {
     private let port: HTTP2FramePort
     private let connection: HTTP2Connection
     let eventLoop: any EventLoop
-    var httpVersion: String { "HTTP/2" }
+    var httpVersion: Interaction.HTTPVersion { .http2 }
 
     private var wire: WireResponse?
     private var headers = HPACKHeaders()

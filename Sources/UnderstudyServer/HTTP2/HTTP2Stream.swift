@@ -93,7 +93,7 @@ final class HTTP2Stream: ExchangeTarget {
         let request = head.map { connection.exchange.request($0, body: nil) }
             ?? StubRequest(partialHead: ByteBuffer(), scheme: connection.exchange.scheme, listener: connection.listener())
         let message = "malformed HTTP/2 request, stream reset with PROTOCOL_ERROR: \(reason)"
-        let report = DeliveryReport(headSent: false, bodyBytesSent: 0, ending: .fault(.connectionReset), httpVersion: "HTTP/2")
+        let report = DeliveryReport(headSent: false, bodyBytesSent: 0, ending: .fault(.connectionReset), httpVersion: .http2)
         connection.exchange.responder.close(
             nil, request: request, startTime: start ?? Date(), answer: .refused(status: 400, message, silently: true), report: report
         )

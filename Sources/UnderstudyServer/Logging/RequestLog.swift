@@ -99,7 +99,7 @@ package struct RequestLog: Sendable {
         }
         let answer = entry.stub.map { "stub \"\($0)\"" } ?? paint("unmatched", .red)
         let milliseconds = Int(entry.durationMs.rounded())
-        let version = entry.httpVersion == "HTTP/1.1" ? "" : " " + entry.httpVersion
+        let version = entry.httpVersion == .http1_1 ? "" : " " + entry.httpVersion.rawValue
         return "\(entry.request.method) \(entry.request.url)\(version) -> \(answer) \(paint(result, color)) \(milliseconds)ms"
     }
 
