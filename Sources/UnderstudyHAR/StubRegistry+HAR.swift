@@ -144,12 +144,14 @@ enum HARReplay {
         guard recorded.status > 0 else {
             return .failure(entry.understudy?.fault.flatMap(Fault.init(fileName:)) ?? .emptyResponse)
         }
-        var headers = HeaderFields()
+        var recordedHeaders = HeaderFields()
         // HTTP/2 pseudo-headers (`:status`, which older Chromium lists among the response
         // headers) are not header lines in HTTP/1.1.
-        for header in recorded.headers where !droppedHeaders.contains(header.name.lowercased()) && !header.name.hasPrefix(":") {
-            headers.add(name: header.name, value: header.value)
+        for header in recorded.headers where !header.name.hasPrefix(":") {
+            recordedHeaders.add(name: header.name, value: header.value)
         }
+        // The server's one hop-by-hop filter: also drops what the recorded `Connection` names.
+        let headers = recordedHeaders.removingHopByHop(also: droppedHeaders)
         let body = recorded.content.data ?? Data()
         let base: StubResponse
         if body.isEmpty {

@@ -190,6 +190,29 @@ final class HARReplayTests: XCTestCase {
         }
     }
 
+    /// A recorded response's `Connection` header names fields that belonged to that connection:
+    /// replay drops them, as the server's own hop-by-hop filter does, with the hop-by-hop ones.
+    func testReplayDropsTheFieldsTheRecordedConnectionHeaderNames() async throws {
+        let har = Data(#"""
+        {"log": {"version": "1.2", "entries": [{"request": {"method": "GET", "url": "http://img.example.com/a.png", "headers": []},
+         "response": {"status": 200, "headers": [
+           {"name": "Connection", "value": "X-Trace, keep-alive"}, {"name": "X-Trace", "value": "abc"},
+           {"name": "Keep-Alive", "value": "timeout=5"}, {"name": "X-Kept", "value": "1"}, {"name": "Content-Type", "value": "image/png"}],
+          "content": {"size": 3, "mimeType": "image/png", "text": "png"}}}]}}
+        """#.utf8)
+        let stubs = StubRegistry()
+        XCTAssertEqual(try stubs.load(har: har).count, 1)
+        let session = URLSession(configuration: .stubbed(by: stubs))
+        defer { session.finishTasksAndInvalidate() }
+        let (body, response) = try await session.data(from: URL(string: "http://img.example.com/a.png")!)
+        let http = try XCTUnwrap(response as? HTTPURLResponse)
+        XCTAssertEqual(body, Data("png".utf8))
+        XCTAssertEqual(http.value(forHTTPHeaderField: "X-Kept"), "1")
+        XCTAssertNil(http.value(forHTTPHeaderField: "X-Trace"), "named by the recorded Connection header")
+        XCTAssertNil(http.value(forHTTPHeaderField: "Keep-Alive"))
+        XCTAssertNil(http.value(forHTTPHeaderField: "Connection"))
+    }
+
     func testMatchKeyWithoutAcceptSharesOneStubAndHostKeyNeedsTheRecordedHost() throws {
         let entry = { (accept: String, body: String) in
             #"{"request": {"method": "GET", "url": "http://img.example.com/a", "headers": [{"name": "Accept", "value": "\#(accept)"}]}, "response": {"status": 200, "content": {"size": 1, "mimeType": "text/plain", "text": "\#(body)"}}}"#

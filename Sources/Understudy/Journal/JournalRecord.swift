@@ -183,8 +183,11 @@ struct JournalRecord: Sendable {
         interaction.responseBody = extras?.responseBody
         interaction.outcome = outcome
         interaction.duration = .nanoseconds(durationNanoseconds)
-        let send = Duration.microseconds(sendMicroseconds), wait = Duration.microseconds(waitMicroseconds)
-        interaction.timing = Interaction.Timing(send: send, wait: wait, receive: max(.zero, interaction.duration - send - wait))
+        // The parts are timed on the transport's clock and the whole on the wall clock, which
+        // can disagree by microseconds: the parts are cut to the whole, so that they add up to it.
+        let send = min(Duration.microseconds(sendMicroseconds), interaction.duration)
+        let wait = min(Duration.microseconds(waitMicroseconds), interaction.duration - send)
+        interaction.timing = Interaction.Timing(send: send, wait: wait, receive: interaction.duration - send - wait)
         interaction.nearMisses = extras?.nearMisses ?? []
         interaction.renderID = renderID == 0 ? nil : renderID
         interaction.httpVersion = isHTTP2 ? .http2 : .http1_1
