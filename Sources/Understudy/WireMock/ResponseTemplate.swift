@@ -24,7 +24,7 @@ struct ResponseTemplate: Sendable {
     }
 
     enum Expression: Sendable {
-        case url, path, pathSegment(Int), query(String, index: Int?), header(String, index: Int?)
+        case url, path, pathSegment(Int), pathParameter(String, PathTemplate), query(String, index: Int?), header(String, index: Int?)
         case method, host, scheme, port, baseURL, body
         case now(format: String?, offset: (Calendar.Component, Int)?, timeZone: TimeZone?)
         case randomValue(length: Int, type: RandomType, uppercase: Bool)
@@ -42,11 +42,14 @@ struct ResponseTemplate: Sendable {
         pieces.allSatisfy { if case .text = $0 { return true } else { return false } }
     }
 
-    static let helpers = "request.url, request.path, request.pathSegments.[n], request.query.<name>, request.headers.<name>, request.method, request.host, request.port, request.scheme, request.baseUrl, request.body, now (format, offset, timezone), randomValue (length, type, uppercase)"
+    static let helpers = "request.url, request.path, request.pathSegments.[n], request.path.[n], request.path.<parameter> (with urlPathTemplate), request.query.<name>, request.headers.<name>, request.method, request.host, request.port, request.scheme, request.baseUrl, request.body, now (format, offset, timezone), randomValue (length, type, uppercase)"
 
     /// Parses `text`.
+    /// - Parameters:
+    ///   - text: the template.
+    ///   - pathTemplate: the mapping's `urlPathTemplate`, whose parameters `{{request.path.<name>}}` reads.
     /// - Throws: ``ParseError`` naming an unknown helper or a malformed expression.
-    init(parsing text: String) throws(ParseError) {
+    init(parsing text: String, pathTemplate: PathTemplate? = nil) throws(ParseError) {
         var pieces: [Piece] = []
         var rest = Substring(text)
         while let open = rest.range(of: "{{") {
@@ -59,7 +62,7 @@ struct ResponseTemplate: Sendable {
                 throw ParseError(message: "'{{' without a closing '\(closing)' in template '\(text)'")
             }
             let source = inner[..<close.lowerBound].trimmingCharacters(in: .whitespaces)
-            pieces.append(.expression(try Self.expression(source), escaped: !triple))
+            pieces.append(.expression(try Self.expression(source, pathTemplate: pathTemplate), escaped: !triple))
             rest = inner[close.upperBound...]
         }
         if !rest.isEmpty { pieces.append(.text(String(rest))) }
@@ -68,7 +71,7 @@ struct ResponseTemplate: Sendable {
 
     // MARK: - Parsing expressions
 
-    private static func expression(_ source: String) throws(ParseError) -> Expression {
+    private static func expression(_ source: String, pathTemplate: PathTemplate?) throws(ParseError) -> Expression {
         if source.hasPrefix("#") || source.hasPrefix("/") || source.hasPrefix("!") || source.hasPrefix(">") || source.hasPrefix("else") {
             let name = source.drop { "#/!>".contains($0) }.prefix { !$0.isWhitespace }
             throw ParseError(message: "unsupported template block or helper '\(name.isEmpty ? source : String(name))' in '{{\(source)}}'; supported: \(helpers)")
@@ -153,6 +156,14 @@ struct ResponseTemplate: Sendable {
         case "pathSegments" where path.count == 2:
             guard let value = try index(1) else { break }
             return .pathSegment(value)
+        case "path" where path.count == 2:
+            // WireMock 3: `request.path.[n]` is a segment, `request.path.<name>` a path parameter.
+            if let value = Int(path[1]), value >= 0 { return .pathSegment(value) }
+            guard let pathTemplate, pathTemplate.parameterNames.contains(path[1]) else {
+                let known = pathTemplate.map { "its parameters are \($0.parameterNames.joined(separator: ", "))" } ?? "the mapping has no urlPathTemplate"
+                throw ParseError(message: "'\(head)' names no path parameter: \(known); expected a urlPathTemplate such as /images/{\(path[1])}")
+            }
+            return .pathParameter(path[1], pathTemplate)
         case "query" where path.count >= 2: return .query(path[1], index: try index(2))
         case "headers" where path.count >= 2: return .header(path[1], index: try index(2))
         default: break
@@ -242,6 +253,8 @@ struct ResponseTemplate: Sendable {
         case .pathSegment(let index):
             let segments = request.wireMockPath.split(separator: "/", omittingEmptySubsequences: true)
             return index < segments.count ? String(segments[index]) : ""
+        case .pathParameter(let name, let template):
+            return template.parameters(in: request.wireMockPath)?[name] ?? ""
         case .query(let name, let index):
             return listOrSingle(request.wireMockQuery.filter { $0.name == name }.map(\.value), index)
         case .header(let name, let index):

@@ -4,7 +4,8 @@ internal import Yams
 extension WireMockParser {
     static let responseFields = [
         "status", "body", "jsonBody", "base64Body", "bodyFileName", "headers", "fixedDelayMilliseconds",
-        "delayDistribution", "chunkedDribbleDelay", "fault", "transformers", "transformerParameters",
+        "delayDistribution", "chunkedDribbleDelay", "fault", "transformers", "transformerParameters", "proxyBaseUrl",
+        "additionalProxyRequestHeaders",
     ]
     /// Why a `bodyFileName` posted to a server without a WireMock root cannot be served.
     static let noRootMessage = "bodyFileName needs a WireMock root holding __files/; start the server with --root-dir DIR (or --wiremock DIR)"
@@ -42,6 +43,8 @@ extension WireMockParser {
         var headers: HeaderFields?
         var fault: Fault?
         var timing = Timing()
+        var proxy: (base: URL, node: Node)?
+        var proxyHeaders = HeaderFields()
         for field in fields {
             let fieldPath = join(path, field.key)
             switch field.key {
@@ -84,6 +87,15 @@ extension WireMockParser {
                 timing.distribution = parseDistribution(field.value, fieldPath)
             case "chunkedDribbleDelay":
                 timing.dribble = parseDribble(field.value, fieldPath)
+            case "proxyBaseUrl":
+                guard let text = string(field.value, fieldPath, expected: "an absolute URL such as http://127.0.0.1:8081") else { continue }
+                guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
+                    report(field.value, fieldPath, "'\(text)' is not an absolute http or https URL; expected one such as http://127.0.0.1:8081")
+                    continue
+                }
+                proxy = (url, field.keyNode)
+            case "additionalProxyRequestHeaders":
+                proxyHeaders = parseHeaders(field.value, fieldPath) ?? HeaderFields()
             case "fault":
                 guard let name = string(field.value, fieldPath, expected: "a fault name") else { continue }
                 guard let match = Self.faults.first(where: { $0.key == name }) else {
@@ -95,7 +107,18 @@ extension WireMockParser {
                 preconditionFailure("field '\(field.key)' is supported but not handled")
             }
         }
+        if let proxy {
+            // The upstream's answer is the response: nothing of the mapping's own can stand beside it.
+            for (key, present) in [(bodyKey ?? "", bodyKey != nil), ("fault", fault != nil), ("transformers", !templates.isEmpty)] where present {
+                report(proxy.node, join(path, "proxyBaseUrl"), "found both 'proxyBaseUrl' and '\(key)'; expected the upstream's answer alone")
+            }
+        } else if !proxyHeaders.isEmpty, let field = fields.first(where: { $0.key == "additionalProxyRequestHeaders" }) {
+            report(field.keyNode, join(path, field.key), "additionalProxyRequestHeaders without proxyBaseUrl; expected a proxyBaseUrl to send them to")
+        }
         guard issues.count == issuesBefore else { return nil }
+        if let proxy {
+            return Self.timed(.forward(to: proxy.base, adding: proxyHeaders), bodySize: 0, timing: timing)
+        }
 
         // A fault replaces the whole response in WireMock: status, headers and body go unsent.
         var response = fault.map { StubResponse.failure($0) } ?? (body?.response ?? .status(200)).status(status)
@@ -140,7 +163,7 @@ extension WireMockParser {
             return nil
         }
         do {
-            let template = try ResponseTemplate(parsing: text)
+            let template = try ResponseTemplate(parsing: text, pathTemplate: pathTemplate)
             return template.isLiteral ? nil : template
         } catch {
             report(node, path, error.message)
@@ -154,7 +177,7 @@ extension WireMockParser {
         var result: [(name: String, template: ResponseTemplate)] = []
         for field in headers {
             do {
-                result.append((field.name, try ResponseTemplate(parsing: field.value)))
+                result.append((field.name, try ResponseTemplate(parsing: field.value, pathTemplate: pathTemplate)))
             } catch {
                 report(node, join(path, field.name), error.message)
             }
