@@ -5,7 +5,7 @@ import XCTest
 
 /// Over WireMock's admin API a mapping is its `id` (SPEC 22): two posted mappings of one name
 /// are both kept, listed, answered, saved and read back by `mappings/reset`; `PUT`, `DELETE`
-/// and an import with `IGNORE` act on the id alone.
+/// and an import with `IGNORE` act on the id alone. Metadata searches read JSONPath as bodies do.
 final class WireMockMappingIdentityAPITests: XCTestCase {
     private var root: URL!
 
@@ -64,6 +64,22 @@ final class WireMockMappingIdentityAPITests: XCTestCase {
             """#)
         XCTAssertEqual(imported.status, 200)
         XCTAssertEqual([body(registry, "/one"), body(registry, "/two")], ["first", "second"])
+    }
+
+    func testMetadataIsSearchedWithTheSameJSONPathFiltersAsBodies() async throws {
+        // WireMock 2.35.1 answers {"total": 1} with /s for the same calls.
+        let registry = StubRegistry()
+        let admin = AdminAPI(registry: registry, token: nil)
+        for (url, tag) in [("/s", "slow"), ("/f", "fast")] {
+            let posted = await send(admin, "POST", "/__admin/mappings", body: #"{"request": {"url": "\#(url)"}, "metadata": {"tags": [{"name": "\#(tag)"}]}}"#)
+            XCTAssertEqual(posted.status, 201)
+        }
+        let found = try object(await send(admin, "POST", "/__admin/mappings/find-by-metadata", body: #"{"matchesJsonPath": "$.tags[?(@.name == 'slow')]"}"#))
+        XCTAssertEqual((found["meta"] as? [String: Any])?["total"] as? Int, 1)
+        XCTAssertEqual(((found["mappings"] as? [[String: Any]]) ?? []).compactMap { ($0["request"] as? [String: Any])?["url"] as? String }, ["/s"])
+        let bad = await send(admin, "POST", "/__admin/mappings/find-by-metadata", body: #"{"matchesJsonPath": "tags"}"#)
+        XCTAssertEqual(bad.status, 400)
+        XCTAssertTrue(String(decoding: bad.body, as: UTF8.self).contains("JSONPath 'tags': found 't' at position 1; expected '$' to start the path"))
     }
 
     // MARK: - Helpers

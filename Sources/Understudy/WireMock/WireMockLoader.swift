@@ -14,16 +14,19 @@ internal import Yams
 ///   label two mappings may share (both answer; the second stub's name gets ` #2`); `priority`
 ///   (1 is the highest; mapped to Understudy's as `5 - priority`, so WireMock's default 5 is 0);
 /// - `request`: `method` (or `ANY`), one of `url`, `urlPath`, `urlPattern`, `urlPathPattern`,
-///   `headers` and `queryParameters` with `equalTo` (and `caseInsensitive`), `contains`,
-///   `matches`, `absent`; `bodyPatterns` with `equalTo`, `contains`, `equalToJson`;
+///   `urlPathTemplate` (WireMock 3's, with `pathParameters`); `scheme`, `host`, `port`;
+///   `headers`, `queryParameters` and `cookies` with `equalTo` (and `caseInsensitive`),
+///   `contains`, `matches`, `doesNotMatch`, `absent`, `and`, `or`, `hasExactly`, `includes`;
+///   `basicAuthCredentials`; `bodyPatterns` with `equalTo`, `contains`, `equalToJson` (and its
+///   `ignoreArrayOrder`, `ignoreExtraElements`), `matchesJsonPath`;
 /// - `response`: `status`, `body`, `jsonBody`, `base64Body`, `bodyFileName`, `headers`,
 ///   `fixedDelayMilliseconds`, `delayDistribution` (uniform, lognormal), `chunkedDribbleDelay`,
 ///   `fault` (`EMPTY_RESPONSE`, `CONNECTION_RESET_BY_PEER`, `MALFORMED_RESPONSE_CHUNK`,
-///   `RANDOM_DATA_THEN_CLOSE`).
+///   `RANDOM_DATA_THEN_CLOSE`), `proxyBaseUrl` with `additionalProxyRequestHeaders`.
 ///
 /// Anything else is an issue naming the file, line and JSON path, never ignored:
 /// ```
-/// wiremock/mappings/a.json:7: request.cookies: unsupported field; supported: method, url, ...
+/// wiremock/mappings/a.json:7: request.multipartPatterns: unsupported field; supported: method, url, ...
 /// ```
 public enum WireMockLoader {
     /// Reads every mapping file of a WireMock directory.
