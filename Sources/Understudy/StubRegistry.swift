@@ -6,7 +6,10 @@ import UnderstudySupport
 ///
 /// Safe to use from many threads and tasks at once. Precedence: the highest `priority` wins
 /// (default 0); among equals, the stub added last wins, as in OHHTTPStubs. A stub added with a
-/// name already in use replaces the old one.
+/// name already in use replaces the old one. A WireMock mapping is known by its `id` instead:
+/// one with the id of another replaces it, and one whose name is taken is kept beside the
+/// other under that name with ` #2` (or the next free number) added, since WireMock's names are
+/// labels and two mappings of one name both answer.
 ///
 /// ```swift
 /// let stubs = StubRegistry()
@@ -56,13 +59,10 @@ public final class StubRegistry: Sendable {
 
     // MARK: - Adding and removing
 
-    /// Adds `stub`; a stub with the same name is replaced.
+    /// Adds `stub`; a stub with the same name is replaced (a WireMock mapping: the one with
+    /// the same id, see ``StubRegistry``).
     public func add(_ stub: Stub) {
-        state.withLock { state in
-            state.entries[stub.name] = StubEntry(stub: stub, sequence: state.nextSequence)
-            state.nextSequence += 1
-            state.index = nil
-        }
+        state.withLock { state in state.insert([stub]) }
     }
 
     /// Adds several stubs in order (the last added wins among equal priorities).
@@ -126,7 +126,7 @@ public final class StubRegistry: Sendable {
         }
     }
 
-    private static func uniqueName(_ base: String, in entries: [String: StubEntry]) -> String {
+    static func uniqueName(_ base: String, in entries: [String: StubEntry]) -> String {
         guard entries[base] != nil else { return base }
         var n = 2
         while entries["\(base) #\(n)"] != nil { n += 1 }

@@ -66,6 +66,14 @@ extension UnderstudyCommand {
             if let proxyUnmatched, URL(string: proxyUnmatched)?.host == nil {
                 throw ValidationError("--proxy-unmatched '\(proxyUnmatched)' is not an absolute URL; expected something like http://127.0.0.1:8081")
             }
+            if let proxyAll = wireMock.proxyAll {
+                guard URL(string: proxyAll)?.host != nil else {
+                    throw ValidationError("--proxy-all '\(proxyAll)' is not an absolute URL; expected something like http://127.0.0.1:8081")
+                }
+                if let proxyUnmatched, proxyUnmatched != proxyAll {
+                    throw ValidationError("--proxy-all \(proxyAll) and --proxy-unmatched \(proxyUnmatched) name two upstreams; give one")
+                }
+            }
             guard journalLimit >= 1 else { throw ValidationError("--journal-limit must be at least 1, not \(journalLimit)") }
             guard journalBytes >= 1 else { throw ValidationError("--journal-bytes must be at least 1, not \(journalBytes)") }
             guard maxBody >= 0 else { throw ValidationError("--max-body must be 0 or more bytes, not \(maxBody)") }
@@ -126,7 +134,8 @@ extension UnderstudyCommand {
             }
             let configuration = StubServer.Configuration(
                 maxBodySize: maxBody,
-                proxyUnmatched: proxyUnmatched.flatMap(URL.init(string:)),
+                // WireMock's --proxy-all is a proxy mapping below every stub: what no stub matches.
+                proxyUnmatched: (proxyUnmatched ?? wireMock.proxyAll).flatMap(URL.init(string:)),
                 adminToken: listen.adminToken,
                 onInteraction: onInteraction,
                 logger: logger,

@@ -30,7 +30,7 @@ struct WireMockOptions: ParsableArguments {
     @Flag(name: .customLong("no-request-journal"), help: "WireMock's flag: keep no request; counts and searches of the journal are refused.")
     var noRequestJournal = false
 
-    @Option(name: .customLong("proxy-all"), help: .hidden)
+    @Option(name: .customLong("proxy-all"), help: ArgumentHelp("WireMock's flag: forward what no stub matches to this URL (--proxy-unmatched).", valueName: "url"))
     var proxyAll: String?
 
     @Flag(name: .customLong("record-mappings"), help: .hidden)
@@ -60,9 +60,6 @@ struct WireMockOptions: ParsableArguments {
         }
         if noRequestJournal, maxJournalEntries != nil {
             throw ValidationError("--no-request-journal and --max-request-journal-entries contradict each other; give one")
-        }
-        if proxyAll != nil {
-            throw ValidationError("--proxy-all cannot be honoured: Understudy forwards only unmatched requests; use --proxy-unmatched URL")
         }
         if recordMappings {
             throw ValidationError("--record-mappings cannot be honoured: Understudy records to HAR; use `understudy record --upstream URL --out FILE.har`")

@@ -97,7 +97,8 @@ final class ServeWireMockRootTests: XCTestCase {
 
     func testFlagsItCannotHonourAreRefusedSayingSo() throws {
         let cases: [([String], String)] = [
-            (["--proxy-all", "http://upstream.test"], "Error: --proxy-all cannot be honoured: Understudy forwards only unmatched requests; use --proxy-unmatched URL"),
+            (["--proxy-all", "upstream.test"], "Error: --proxy-all 'upstream.test' is not an absolute URL; expected something like http://127.0.0.1:8081"),
+            (["--proxy-all", "http://a.test", "--proxy-unmatched", "http://b.test"], "Error: --proxy-all http://a.test and --proxy-unmatched http://b.test name two upstreams; give one"),
             (["--no-request-journal", "--max-request-journal-entries", "5"], "Error: --no-request-journal and --max-request-journal-entries contradict each other; give one"),
             (["--record-mappings"], "Error: --record-mappings cannot be honoured: Understudy records to HAR; use `understudy record --upstream URL --out FILE.har`"),
             (["--extensions", "com.example.Ext"], "Error: --extensions cannot be honoured: Understudy runs no Java extensions; stubs answered by code are Swift closures"),

@@ -36,11 +36,11 @@ final class WireMockCommandTests: XCTestCase {
         XCTAssertEqual(good.status, 0, good.stderr)
         XCTAssertEqual(good.stdout, "OK: 2 stubs in 2 files from Stubs, good\n")
 
-        try write("bad/mappings/b.json", "{\"request\": {\"url\": \"/b\", \"cookies\": {}},\n \"response\": {\"fault\": \"BOOM\"}}")
+        try write("bad/mappings/b.json", "{\"request\": {\"url\": \"/b\", \"multipartPatterns\": []},\n \"response\": {\"fault\": \"BOOM\"}}")
         let bad = try runUnderstudy(["check", "--wiremock", "bad"], in: base)
         XCTAssertEqual(bad.status, 2)
         XCTAssertEqual(bad.stderr, """
-            bad/mappings/b.json:1: request.cookies: unsupported field; supported: method, url, urlPath, urlPattern, urlPathPattern, headers, queryParameters, bodyPatterns
+            bad/mappings/b.json:1: request.multipartPatterns: unsupported field; supported: method, url, urlPath, urlPattern, urlPathPattern, urlPathTemplate, pathParameters, scheme, host, port, headers, queryParameters, cookies, basicAuthCredentials, bodyPatterns
             bad/mappings/b.json:2: response.fault: unknown fault 'BOOM'; expected one of EMPTY_RESPONSE, CONNECTION_RESET_BY_PEER, MALFORMED_RESPONSE_CHUNK, RANDOM_DATA_THEN_CLOSE
 
             """)

@@ -200,7 +200,7 @@ final class AdminAPIJournalTests: AdminAPITestCase {
         XCTAssertEqual(unknownError.field, "request.url")
         XCTAssertEqual(unknownError.error, """
             request body:1: request.url: unknown key 'url'; expected one of method, scheme, host, path, pathPrefix, \
-            pathPattern, extension, query, headers, accepts, body
+            pathPattern, extension, query, headers, cookies, basicAuth, accepts, body
             """)
 
         let missing = await send(admin, "POST", "/__admin/requests/count", body: #"{"match": {}}"#)

@@ -129,9 +129,9 @@ final class WireMockAdminAPITests: XCTestCase {
         let other = await send(admin, "POST", "/__admin/settings", body: #"{"proxyPassThrough": false}"#)
         XCTAssertEqual(try wireMockError(other).error, "proxyPassThrough: unsupported setting; supported: fixedDelay")
         XCTAssertEqual(registry.globalDelay, .zero)
-        let pattern = await send(admin, "POST", "/__admin/requests/count", body: #"{"method": "GET", "cookies": {}}"#)
+        let pattern = await send(admin, "POST", "/__admin/requests/count", body: #"{"method": "GET", "multipartPatterns": []}"#)
         XCTAssertEqual(pattern.status, 400)
-        XCTAssertEqual(try JSONDecoder().decode(AdminJSON.Error.self, from: pattern.body).field, "cookies")
+        XCTAssertEqual(try JSONDecoder().decode(AdminJSON.Error.self, from: pattern.body).field, "multipartPatterns")
         let answer9 = await send(admin, "POST", "/__admin/settings", body: #"{"fixedDelay": 250}"#)
         XCTAssertEqual(answer9.status, 200)
         XCTAssertEqual(registry.globalDelay, .milliseconds(250))
@@ -154,7 +154,7 @@ final class WireMockAdminAPITests: XCTestCase {
         return AdminJSON.Error(error: detail, field: field.isEmpty ? nil : field)
     }
 
-    static let helpers = "request.url, request.path, request.pathSegments.[n], request.query.<name>, request.headers.<name>, request.method, request.host, request.port, request.scheme, request.baseUrl, request.body, now (format, offset, timezone), randomValue (length, type, uppercase)"
+    static let helpers = "request.url, request.path, request.pathSegments.[n], request.path.[n], request.path.<parameter> (with urlPathTemplate), request.query.<name>, request.headers.<name>, request.method, request.host, request.port, request.scheme, request.baseUrl, request.body, now (format, offset, timezone), randomValue (length, type, uppercase)"
 
     private func send(_ admin: AdminAPI, _ method: String, _ target: String, body: String = "", headers: HeaderFields = [:]) async -> AdminResponse {
         await admin.handle(AdminRequest(method: method, target: target, headers: headers, body: Data(body.utf8)))

@@ -117,7 +117,7 @@ final class StubFileErrorTests: XCTestCase {
 
     func testUnknownRequestKey() throws {
         try assertIssues("a.yaml", "stubs:\n  - request:\n      url: /a.png\n", [
-            "Stubs/a.yaml:3: stubs[0].request.url: unknown key 'url'; expected one of method, scheme, host, path, pathPrefix, pathPattern, extension, query, headers, accepts, body",
+            "Stubs/a.yaml:3: stubs[0].request.url: unknown key 'url'; expected one of method, scheme, host, path, pathPrefix, pathPattern, extension, query, headers, cookies, basicAuth, accepts, body",
         ])
     }
 
@@ -141,9 +141,9 @@ final class StubFileErrorTests: XCTestCase {
               "X-C": ["a"]
             }}}]}
             """, [
-            "Stubs/a.json:2: stubs[0].request.headers.X-A: found 'contains' and 'present'; expected exactly one of contains, pattern, present",
+            "Stubs/a.json:2: stubs[0].request.headers.X-A: found 'contains' and 'present'; expected exactly one of contains, pattern, notPattern, present",
             "Stubs/a.json:3: stubs[0].request.headers.X-B.present: expected true or false, found string 'yes'",
-            "Stubs/a.json:4: stubs[0].request.headers.X-C: expected a value, {contains: text}, {pattern: regex} or {present: true|false}, found a list",
+            "Stubs/a.json:4: stubs[0].request.headers.X-C: expected a value, {contains: text}, {pattern: regex}, {notPattern: regex} or {present: true|false}, found a list",
         ])
     }
 
@@ -162,8 +162,8 @@ final class StubFileErrorTests: XCTestCase {
 
     func testRequestBodyTest() throws {
         try assertIssues("a.yaml", "stubs:\n  - request:\n      body: { matches: x }\n  - request:\n      body: {}\n", [
-            "Stubs/a.yaml:3: stubs[0].request.body.matches: unknown key 'matches'; expected one of equals, contains, json",
-            "Stubs/a.yaml:5: stubs[1].request.body: found no key; expected exactly one of equals, contains, json",
+            "Stubs/a.yaml:3: stubs[0].request.body.matches: unknown key 'matches'; expected one of equals, contains, json, jsonPath",
+            "Stubs/a.yaml:5: stubs[1].request.body: found no key; expected exactly one of equals, contains, json, jsonPath",
         ])
     }
 
@@ -278,7 +278,7 @@ final class StubFileErrorTests: XCTestCase {
         XCTAssertEqual(sandbox.issues(), [
             "Stubs/a.json:2: stubs[0].times: expected an integer >= 1, found integer -2",
             "Stubs/b.yaml:2: stubs[0].response.fault: unknown fault 'boom'; expected one of connection-reset, empty-response, malformed-chunk, random-data-then-close, no-response, goaway",
-            "Stubs/b.yaml:3: stubs[1].request.hots: unknown key 'hots'; expected one of method, scheme, host, path, pathPrefix, pathPattern, extension, query, headers, accepts, body",
+            "Stubs/b.yaml:3: stubs[1].request.hots: unknown key 'hots'; expected one of method, scheme, host, path, pathPrefix, pathPattern, extension, query, headers, cookies, basicAuth, accepts, body",
         ])
     }
 

@@ -203,7 +203,7 @@ final class StubFileLoadingTests: XCTestCase {
         XCTAssertFalse(matcher.matches(StubRequest("http://x.test/a.png")!))
         XCTAssertThrowsError(try StubFileLoader.requestMatcher(parsing: #"{"request": {"method": 5.5, "hots": 1}}"#, format: .json)) {
             XCTAssertEqual("\($0)", """
-                request body:1: request.hots: unknown key 'hots'; expected one of method, scheme, host, path, pathPrefix, pathPattern, extension, query, headers, accepts, body
+                request body:1: request.hots: unknown key 'hots'; expected one of method, scheme, host, path, pathPrefix, pathPattern, extension, query, headers, cookies, basicAuth, accepts, body
                 """)
         }
         XCTAssertThrowsError(try StubFileLoader.stubs(parsing: "stubs:\n  - response: { file: a.png }\n", format: .yaml)) {

@@ -176,10 +176,10 @@ final class WireMockLoaderTests: XCTestCase {
               "request": {
                 "method": "GET",
                 "urlPath": "/a",
-                "cookies": { "session": { "equalTo": "1" } },
-                "headers": { "X-A": { "doesNotMatch": "x" } },
+                "multipartPatterns": [ { "matchingType": "ANY" } ],
+                "headers": { "X-A": { "before": "now" } },
                 "queryParameters": { "q": { "equalTo": "1", "caseInsensitive": "yes" } },
-                "bodyPatterns": [ { "matchesJsonPath": "$.a" }, { "equalToJson": {"a": 1}, "ignoreArrayOrder": true } ]
+                "bodyPatterns": [ { "equalToXml": "<a/>" }, { "contains": "a", "ignoreArrayOrder": true } ]
               },
               "response": {
                 "status": 200,
@@ -192,12 +192,12 @@ final class WireMockLoaderTests: XCTestCase {
             """)
         XCTAssertEqual(sandbox.issues(), [
             "wiremock/mappings/a.json:2: scenarioName: expected a scenario name, found number 5",
-            "wiremock/mappings/a.json:6: request.cookies: unsupported field; supported: method, url, urlPath, urlPattern, urlPathPattern, headers, queryParameters, bodyPatterns",
-            "wiremock/mappings/a.json:7: request.headers.X-A.doesNotMatch: unsupported field; supported: equalTo, contains, matches, absent, caseInsensitive",
+            "wiremock/mappings/a.json:6: request.multipartPatterns: unsupported field; supported: method, url, urlPath, urlPattern, urlPathPattern, urlPathTemplate, pathParameters, scheme, host, port, headers, queryParameters, cookies, basicAuthCredentials, bodyPatterns",
+            "wiremock/mappings/a.json:7: request.headers.X-A.before: unsupported field; supported: equalTo, contains, matches, doesNotMatch, absent, caseInsensitive, and, or, hasExactly, includes",
             "wiremock/mappings/a.json:8: request.queryParameters.q.caseInsensitive: expected true or false, found string 'yes'",
-            "wiremock/mappings/a.json:9: request.bodyPatterns[0].matchesJsonPath: unsupported field; supported: equalTo, contains, equalToJson, caseInsensitive",
-            "wiremock/mappings/a.json:9: request.bodyPatterns[1].ignoreArrayOrder: unsupported field; supported: equalTo, contains, equalToJson, caseInsensitive",
-            "wiremock/mappings/a.json:13: response.statusMessage: unsupported field; supported: status, body, jsonBody, base64Body, bodyFileName, headers, fixedDelayMilliseconds, delayDistribution, chunkedDribbleDelay, fault, transformers, transformerParameters",
+            "wiremock/mappings/a.json:9: request.bodyPatterns[0].equalToXml: unsupported field; supported: equalTo, contains, equalToJson, matchesJsonPath, caseInsensitive, ignoreArrayOrder, ignoreExtraElements",
+            "wiremock/mappings/a.json:9: request.bodyPatterns[1].ignoreArrayOrder: only applies to equalToJson; expected it beside equalToJson, not 'contains'",
+            "wiremock/mappings/a.json:13: response.statusMessage: unsupported field; supported: status, body, jsonBody, base64Body, bodyFileName, headers, fixedDelayMilliseconds, delayDistribution, chunkedDribbleDelay, fault, transformers, transformerParameters, proxyBaseUrl, additionalProxyRequestHeaders",
             "wiremock/mappings/a.json:14: response.transformers[1]: unsupported transformer 'other'; supported: response-template",
             "wiremock/mappings/a.json:15: response.delayDistribution.type: unsupported distribution 'fixed'; supported: uniform, lognormal",
             "wiremock/mappings/a.json:16: response.chunkedDribbleDelay.extra: unsupported field; supported: numberOfChunks, totalDuration",
@@ -218,7 +218,7 @@ final class WireMockLoaderTests: XCTestCase {
             """)
         XCTAssertEqual(sandbox.issues(), [
             "wiremock/mappings/list.json:2: mappings[0].request.method: method 'get' would never match (WireMock compares methods case-sensitively); expected GET or ANY",
-            "wiremock/mappings/list.json:2: mappings[0].request.urlPath: found both 'url' and 'urlPath'; expected one of url, urlPath, urlPattern, urlPathPattern",
+            "wiremock/mappings/list.json:2: mappings[0].request.urlPath: found both 'url' and 'urlPath'; expected one of url, urlPath, urlPattern, urlPathPattern, urlPathTemplate",
             "wiremock/mappings/list.json:2: mappings[0].response.fault: unknown fault 'EXPLODE'; expected one of EMPTY_RESPONSE, CONNECTION_RESET_BY_PEER, MALFORMED_RESPONSE_CHUNK, RANDOM_DATA_THEN_CLOSE",
             "wiremock/mappings/list.json:3: mappings[1].request.headers.X.absent: found false; expected true (WireMock 2.35.1 reads any 'absent' as absent: leave the test out instead)",
             "wiremock/mappings/list.json:3: mappings[1].request.queryParameters.q.caseInsensitive: only applies to equalTo; WireMock ignores it beside 'contains'",
@@ -230,7 +230,6 @@ final class WireMockLoaderTests: XCTestCase {
             "wiremock/mappings/list.json:5: mappings[3].response.bodyFileName: found both 'body' and 'bodyFileName'; expected at most one of body, jsonBody, base64Body, bodyFileName",
             "wiremock/mappings/list.json:6: mappings[4].response.delayDistribution.lower: lower 9 is above upper 1; expected lower <= upper",
             "wiremock/mappings/list.json:7: mappings[5].response.chunkedDribbleDelay.numberOfChunks: expected an integer >= 1, found number 0",
-            "wiremock/mappings/list.json:7: mappings[5].name: duplicate stub name 'dup'; already used by the stub at wiremock/mappings/list.json:6",
         ])
     }
 

@@ -13,15 +13,19 @@ import UnderstudySupport
 /// Entries appear when a request arrives and are completed when its delivery ends, so an
 /// assertion made after a client saw its response finds that response recorded.
 public final class Journal: Sendable {
-    private struct Waiter {
+    struct Waiter {
         let matcher: RequestMatcher
         let needed: Int
         var seen: Int
         let continuation: CheckedContinuation<Void, any Error>
     }
 
-    private struct State {
+    struct State {
         var entries = JournalRing()
+        /// Ids of entries taken out by ``Journal/remove(id:)`` or ``Journal/remove(matching:)``:
+        /// an id is a position in the ring, so a removed entry keeps its slot, unread, until it
+        /// rotates out or the journal is cleared.
+        var removed: Set<Int> = []
         /// The id of the next entry; the kept ones are the `entries.count` before it.
         var nextID = 1
         var limit: Int?
@@ -50,9 +54,12 @@ public final class Journal: Sendable {
         }
 
         var firstID: Int { nextID - entries.count }
+
+        /// Whether entry `id` (one in the ring) has not been removed.
+        func isKept(_ id: Int) -> Bool { removed.isEmpty || !removed.contains(id) }
     }
 
-    private let state: LockedState<State>
+    let state: LockedState<State>
 
     /// Creates a journal keeping at most `limit` entries and about `byteLimit` bytes of memory
     /// (the oldest are dropped and counted); `nil` does not bound that way.
@@ -120,13 +127,14 @@ public final class Journal: Sendable {
     public var interactions: [Interaction] {
         // Copied out under the lock (a constant-time copy) and expanded outside it, so a test
         // reading a big journal does not hold up the transports.
-        let (records, first) = state.withLock { ($0.entries, $0.firstID) }
-        return records.enumerated().map { $0.element.interaction(id: first + $0.offset) }
+        let (records, first, removed) = state.withLock { ($0.entries, $0.firstID, $0.removed) }
+        guard !removed.isEmpty else { return records.enumerated().map { $0.element.interaction(id: first + $0.offset) } }
+        return records.enumerated().filter { !removed.contains(first + $0.offset) }.map { $0.element.interaction(id: first + $0.offset) }
     }
 
     /// The number of entries kept.
     public var count: Int {
-        state.withLock { $0.entries.count }
+        state.withLock { $0.entries.count - $0.removed.count }
     }
 
     /// The number of kept entries still in flight: waiting for a closure, an upstream, a delay
@@ -142,21 +150,24 @@ public final class Journal: Sendable {
 
     /// How many entries' requests match `matcher`.
     public func count(matching matcher: RequestMatcher) -> Int {
-        let records = state.withLock { $0.entries }
-        return records.reduce(0) { $0 + (matcher.matches($1.request) ? 1 : 0) }
+        let (records, first, removed) = state.withLock { ($0.entries, $0.firstID, $0.removed) }
+        return records.enumerated().reduce(0) { count, element in
+            count + (!removed.contains(first + element.offset) && matcher.matches(element.element.request) ? 1 : 0)
+        }
     }
 
     /// Entries that no stub answered, oldest first.
     public var unmatched: [Interaction] {
-        let (records, first) = state.withLock { ($0.entries, $0.firstID) }
-        return records.enumerated().filter(\.element.isUnmatched).map { $0.element.interaction(id: first + $0.offset) }
+        let (records, first, removed) = state.withLock { ($0.entries, $0.firstID, $0.removed) }
+        return records.enumerated().filter { $0.element.isUnmatched && !removed.contains(first + $0.offset) }
+            .map { $0.element.interaction(id: first + $0.offset) }
     }
 
     /// The entry with this id, if still kept.
     public func interaction(id: Int) -> Interaction? {
         state.withLock { state in
             let index = id - state.firstID
-            return state.entries.indices.contains(index) ? state.entries[index].interaction(id: id) : nil
+            return state.entries.indices.contains(index) && state.isKept(id) ? state.entries[index].interaction(id: id) : nil
         }
     }
 
@@ -164,6 +175,7 @@ public final class Journal: Sendable {
     public func clear() {
         let watchers = state.withLock { state in
             state.entries.removeAll(keepingCapacity: true)
+            state.removed.removeAll()
             state.inFlight = 0
             state.bytes = 0
             return state.changed()
@@ -199,43 +211,10 @@ public final class Journal: Sendable {
         }
     }
 
-    private static func resume(_ watchers: [CheckedContinuation<Int, Never>], at version: @autoclosure () -> Int) {
+    static func resume(_ watchers: [CheckedContinuation<Int, Never>], at version: @autoclosure () -> Int) {
         guard !watchers.isEmpty else { return }
         let version = version()
         watchers.forEach { $0.resume(returning: version) }
-    }
-
-    /// Waits until `count` requests matching `matcher` have arrived (counting those already
-    /// here), or throws ``JournalTimeoutError`` after `timeout`.
-    public func wait(for matcher: RequestMatcher = .any, count: Int = 1, timeout: Duration = .seconds(5)) async throws {
-        let key = UUID()
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let satisfied = state.withLock { state -> Bool in
-                    let seen = state.entries.reduce(0) { $0 + (matcher.matches($1.request) ? 1 : 0) }
-                    if seen >= count { return true }
-                    state.waiters[key] = Waiter(matcher: matcher, needed: count, seen: seen, continuation: continuation)
-                    return false
-                }
-                if satisfied {
-                    continuation.resume()
-                    return
-                }
-                Task { [weak self] in
-                    try? await Task.sleep(for: timeout)
-                    self?.expireWaiter(key) { seen in
-                        JournalTimeoutError(matcher: matcher, expected: count, seen: seen, timeout: timeout)
-                    }
-                }
-            }
-        } onCancel: {
-            expireWaiter(key) { _ in CancellationError() }
-        }
-    }
-
-    private func expireWaiter(_ key: UUID, error: (Int) -> any Error) {
-        let waiter = state.withLock { $0.waiters.removeValue(forKey: key) }
-        waiter?.continuation.resume(throwing: error(waiter!.seen))
     }
 
     // MARK: - Recording (for transports, through StubResponder)
@@ -382,6 +361,12 @@ public final class Journal: Sendable {
             state.bytes -= Int(state.entries[index].bytes)
         }
         state.entries.removeFirst(count)
-        state.dropped += count
+        // Entries removed by hand were no longer kept: they are not counted as dropped.
+        let removedBefore = state.removed.count
+        if removedBefore > 0 {
+            let first = state.firstID
+            state.removed = state.removed.filter { $0 >= first }
+        }
+        state.dropped += count - (removedBefore - state.removed.count)
     }
 }

@@ -35,7 +35,7 @@ extension RequestMatcher.Node {
 
     var kind: Kind {
         switch self {
-        case .scheme, .host, .path, .pathPrefix, .pathPattern, .pathExtension: return .url
+        case .scheme, .host, .path, .pathPrefix, .pathPattern, .pathExtension, .pathTemplate: return .url
         case .method: return .method
         case .not(let inner): return inner.kind
         case .custom(let name, _) where name.hasPrefix("URL "): return .url
@@ -52,6 +52,7 @@ extension RequestMatcher.Node {
         case .host(let pattern) where !pattern.isGlob: return Self.levenshtein(pattern.value, request.host)
         case .pathExtension(let ext): return Self.levenshtein(ext, request.pathExtension)
         case .pathPrefix(let prefix): return Self.levenshtein(prefix, String(request.path.prefix(prefix.count)))
+        case .pathTemplate(let template): return Self.pathDistance(template.text, request.wireMockPath)
         case .custom(let name, _) where name.hasPrefix("URL is "):
             return Self.pathDistance(String(name.dropFirst("URL is ".count)), request.wireMockURL)
         case .custom(let name, _) where name.hasPrefix("URL path is "):

@@ -19,26 +19,33 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
         case pathPrefix(String)
         case pathPattern(PatternBox)
         case pathExtension(String)
+        case pathTemplate(PathTemplate)
+        case pathParameter(name: String, template: PathTemplate, test: HeaderTest)
         case method(String)
         case query(name: String, value: String?)
         case header(name: String, test: HeaderTest)
+        case cookie(name: String, test: HeaderTest)
         case accepts(String)
         case body(Data)
         case bodyContains(Data)
-        case jsonBody(JSONValue)
+        case jsonBody(JSONValue, JSONComparison)
+        /// A JSONPath over the JSON body: it selects something, or what it selects (as text) passes `test`.
+        case jsonPath(JSONPath, test: HeaderTest?)
         case custom(name: String, test: @Sendable (StubRequest) -> Bool)
         case and([Node])
         case or([Node])
         case not(Node)
     }
 
-    /// How a header's value is tested.
+    /// How a header's value (or a path parameter's) is tested.
     enum HeaderTest: Sendable {
         case present
         case absent
         case equals(String)
         case contains(String)
         case pattern(PatternBox)
+        /// No value matches: passes when there is none at all, as WireMock's `doesNotMatch`.
+        case notPattern(PatternBox)
     }
 
     let node: Node
@@ -93,6 +100,23 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     /// The path's extension, case-insensitive, ignoring query and fragment: `.pathExtension("webp")`.
     public static func pathExtension(_ ext: String) -> RequestMatcher {
         RequestMatcher(.pathExtension(ext.lowercased().trimmingPrefix(".")))
+    }
+
+    /// Paths (as sent, percent-encoded, without query) that fit a WireMock 3 path template
+    /// such as `/images/{id}`: `.path(template: try PathTemplate("/images/{id}"))`.
+    public static func path(template: PathTemplate) -> RequestMatcher {
+        RequestMatcher(.pathTemplate(template))
+    }
+
+    /// The path fits `template` and its parameter `name` is exactly `value`.
+    public static func pathParameter(_ name: String, of template: PathTemplate, is value: String) -> RequestMatcher {
+        RequestMatcher(.pathParameter(name: name, template: template, test: .equals(value)))
+    }
+
+    /// The path fits `template` and its parameter `name` matches a regular expression (ICU
+    /// syntax, unanchored unless you anchor it); throws ``MatcherError`` for an invalid pattern.
+    public static func pathParameter(_ name: String, of template: PathTemplate, validatingPattern pattern: String) throws -> RequestMatcher {
+        RequestMatcher(.pathParameter(name: name, template: template, test: .pattern(try PatternBox(pattern))))
     }
 
     /// The method, case-insensitive. `GET` also matches `HEAD`.
@@ -154,7 +178,25 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
 
     /// The body is JSON equal to `json` (object key order ignored).
     public static func jsonBody(_ json: JSONValue) -> RequestMatcher {
-        RequestMatcher(.jsonBody(json))
+        RequestMatcher(.jsonBody(json, .exact))
+    }
+
+    /// The body is JSON matching `json` under `comparison` (WireMock's `equalToJson` options).
+    public static func jsonBody(_ json: JSONValue, _ comparison: JSONComparison) -> RequestMatcher {
+        RequestMatcher(.jsonBody(json, comparison))
+    }
+
+    /// The body is JSON in which `path` selects something, as WireMock's `matchesJsonPath`: a
+    /// definite path (`$.a.b`) a value that is not null nor an empty array or object, another
+    /// path at least one value.
+    public static func jsonBody(path: JSONPath) -> RequestMatcher {
+        RequestMatcher(.jsonPath(path, test: nil))
+    }
+
+    /// The body is JSON in which what `path` selects, as text, is exactly `value` (a string as
+    /// itself, a number as `2` or `2.5`, anything else as compact JSON).
+    public static func jsonBody(path: JSONPath, is value: String) -> RequestMatcher {
+        RequestMatcher(.jsonPath(path, test: .equals(value)))
     }
 
     /// Any test of yours, named for near-miss reports.

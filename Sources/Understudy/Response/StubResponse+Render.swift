@@ -105,11 +105,11 @@ extension StubResponse {
                 let answer = try await Self.transcodeCanned(bodyData, described: "file \(url.path)", to: transcode, for: request, context: context)
                 answer.apply(status: &status, headers: &headers, body: &bodyData)
             }
-        case .forward(let base):
+        case .forward(let base, let added):
             guard let upstream = context.upstream else {
                 throw RenderError(status: 502, "forward: this transport has no upstream client")
             }
-            let target = StubResponse.forwardedRequest(request, to: base)
+            let target = StubResponse.forwardedRequest(request, to: base, adding: added)
             let answer: UpstreamResponse
             do {
                 answer = try await upstream.fetch(target)
@@ -229,10 +229,13 @@ extension StubResponse {
     }
 
     /// `request` aimed at `base` (scheme, host and port from it; path and query kept).
-    static func forwardedRequest(_ request: StubRequest, to base: URL?) -> StubRequest {
-        guard let base else { return request }
+    static func forwardedRequest(_ request: StubRequest, to base: URL?, adding added: HeaderFields = [:]) -> StubRequest {
+        guard base != nil || !added.isEmpty else { return request }
         var headers = request.headers
-        headers.remove("Host")
-        return StubRequest(method: request.method, url: request.url.rebased(onto: base), headers: headers, body: request.body)
+        if base != nil { headers.remove("Host") }
+        for field in added.fields { headers.remove(field.name) }
+        for field in added.fields { headers.add(name: field.name, value: field.value) }
+        let url = base.map { request.url.rebased(onto: $0) } ?? request.url
+        return StubRequest(method: request.method, url: url, headers: headers, body: request.body)
     }
 }

@@ -26,7 +26,8 @@ public struct StubResponse: Sendable {
         case redirect(to: String)
         case failure(Fault)
         case image(ImageSource, as: ImageFormat, options: ImageOptions)
-        case forward(to: URL?)
+        /// Forwarded upstream, with headers added to (or replacing those of) the request.
+        case forward(to: URL?, adding: HeaderFields)
     }
 
     /// Where the body comes from.
@@ -223,9 +224,11 @@ public struct StubResponse: Sendable {
     /// ```
     /// - Parameters:
     ///   - base: the upstream's scheme, host and port; `nil` for the request's own URL.
+    ///   - headers: headers set on the forwarded request, replacing the client's of the same
+    ///     name (WireMock's `additionalProxyRequestHeaders`).
     ///   - transcode: the format to convert an image body to; `nil` leaves the body as received.
-    public static func forward(to base: URL? = nil, transcode: ImageFormat? = nil) -> StubResponse {
-        var response = StubResponse(body: .forward(to: base))
+    public static func forward(to base: URL? = nil, adding headers: HeaderFields = [:], transcode: ImageFormat? = nil) -> StubResponse {
+        var response = StubResponse(body: .forward(to: base, adding: headers))
         response.transcode = transcode
         return response
     }

@@ -4,7 +4,7 @@ internal import Yams
 extension StubFileParser {
     static let requestKeys = [
         "method", "scheme", "host", "path", "pathPrefix", "pathPattern", "extension", "query", "headers",
-        "accepts", "body",
+        "cookies", "basicAuth", "accepts", "body",
     ]
 
     /// The `request:` mapping as one matcher: every given key must match. `nil` (reported)
@@ -46,7 +46,11 @@ extension StubFileParser {
             case "query":
                 parts += parseQuery(field.value, path: fieldPath)
             case "headers":
-                parts += parseHeaderTests(field.value, path: fieldPath)
+                parts += parseValueTests(field.value, path: fieldPath, cookies: false)
+            case "cookies":
+                parts += parseValueTests(field.value, path: fieldPath, cookies: true)
+            case "basicAuth":
+                if let credentials = parseBasicAuth(field.value, path: fieldPath) { parts.append(credentials) }
             case "accepts":
                 if let mediaType = string(field.value, fieldPath, expected: "a media type") {
                     parts.append(.accepts(mediaType))
@@ -82,50 +86,81 @@ extension StubFileParser {
         }
     }
 
-    /// `{ X-Client: ios, Accept: { contains: image/webp } }`.
-    private mutating func parseHeaderTests(_ node: Node, path: String) -> [RequestMatcher] {
-        guard let fields = entries(node, path, allowed: nil, expected: "a mapping of header names to tests") else {
+    /// `{ X-Client: ios, Accept: { contains: image/webp } }`, and the same tests of `cookies:`.
+    private mutating func parseValueTests(_ node: Node, path: String, cookies: Bool) -> [RequestMatcher] {
+        guard let fields = entries(node, path, allowed: nil, expected: "a mapping of \(cookies ? "cookie" : "header") names to tests") else {
             return []
         }
-        let expected = "a value, {contains: text}, {pattern: regex} or {present: true|false}"
+        let expected = "a value, {contains: text}, {pattern: regex}, {notPattern: regex} or {present: true|false}"
         return fields.compactMap { field in
             let itemPath = join(path, field.key)
-            guard field.value.kind == .mapping else {
-                return string(field.value, itemPath, expected: expected).map { .header(field.key, value: $0) }
-            }
-            guard let test = singleEntry(field.value, itemPath, allowed: ["contains", "pattern", "present"], expected: expected)
-            else { return nil }
-            let testPath = join(itemPath, test.key)
-            switch test.key {
-            case "contains":
-                return string(test.value, testPath).map { .header(field.key, contains: $0) }
-            case "pattern":
-                guard let pattern = string(test.value, testPath, expected: "a regular expression") else { return nil }
-                do {
-                    return try .header(field.key, validatingPattern: pattern)
-                } catch {
-                    report(test.value, testPath, "\(error)")
-                    return nil
+            let test: RequestMatcher.HeaderTest
+            if field.value.kind != .mapping {
+                guard let value = string(field.value, itemPath, expected: expected) else { return nil }
+                test = .equals(value)
+            } else {
+                guard let entry = singleEntry(field.value, itemPath, allowed: ["contains", "pattern", "notPattern", "present"], expected: expected)
+                else { return nil }
+                let testPath = join(itemPath, entry.key)
+                switch entry.key {
+                case "contains":
+                    guard let part = string(entry.value, testPath) else { return nil }
+                    test = .contains(part)
+                case "pattern", "notPattern":
+                    guard let pattern = string(entry.value, testPath, expected: "a regular expression") else { return nil }
+                    do {
+                        let box = try PatternBox(pattern)
+                        test = entry.key == "pattern" ? .pattern(box) : .notPattern(box)
+                    } catch {
+                        report(entry.value, testPath, "\(error)")
+                        return nil
+                    }
+                default:
+                    guard entry.value.kind == .bool, let present = entry.value.bool else {
+                        reportMismatch(entry.value, testPath, expected: "true or false")
+                        return nil
+                    }
+                    test = present ? .present : .absent
                 }
-            default:
-                guard test.value.kind == .bool, let present = test.value.bool else {
-                    reportMismatch(test.value, testPath, expected: "true or false")
-                    return nil
-                }
-                return present ? .header(field.key) : .headerAbsent(field.key)
             }
+            return RequestMatcher(cookies ? .cookie(name: field.key, test: test) : .header(name: field.key, test: test))
         }
+    }
+
+    /// `{ username: u, password: p }`: HTTP Basic credentials.
+    private mutating func parseBasicAuth(_ node: Node, path: String) -> RequestMatcher? {
+        guard let fields = entries(node, path, allowed: ["username", "password"], expected: "{username: name, password: secret}") else {
+            return nil
+        }
+        var values: [String: String] = [:]
+        for field in fields {
+            values[field.key] = string(field.value, join(path, field.key))
+        }
+        guard let username = values["username"], let password = values["password"] else {
+            if fields.count < 2 { report(node, path, "expected both username and password") }
+            return nil
+        }
+        return .basicAuth(username: username, password: password)
     }
 
     /// `{ equals: text }`, `{ contains: text }` or `{ json: any }`.
     private mutating func parseBodyTest(_ node: Node, path: String) -> RequestMatcher? {
         guard let test = singleEntry(
-            node, path, allowed: ["equals", "contains", "json"], expected: "{equals: text}, {contains: text} or {json: value}"
+            node, path, allowed: ["equals", "contains", "json", "jsonPath"],
+            expected: "{equals: text}, {contains: text}, {json: value} or {jsonPath: $.path}"
         ) else { return nil }
         let testPath = join(path, test.key)
         switch test.key {
         case "equals": return string(test.value, testPath).map { .body($0) }
         case "contains": return string(test.value, testPath).map { .body(containing: $0) }
+        case "jsonPath":
+            guard let text = string(test.value, testPath, expected: "a JSONPath such as $.images[0].id") else { return nil }
+            do {
+                return .jsonBody(path: try JSONPath(text))
+            } catch {
+                report(test.value, testPath, error.description)
+                return nil
+            }
         default: return json(test.value, testPath).map { .jsonBody($0) }
         }
     }

@@ -10,6 +10,8 @@ struct ParsedStub {
     /// Where the stub (or its name) is, for duplicate-name messages.
     let line: Int
     let path: String
+    /// The `id` (or `uuid`) a WireMock mapping gives, which must be its own.
+    var givenID: UUID? = nil
 }
 
 /// Walks one composed stub document and turns it into stubs, collecting every issue on the way

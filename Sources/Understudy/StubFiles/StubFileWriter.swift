@@ -43,6 +43,7 @@ package enum StubFileWriter {
         var request: [String: JSONValue] = [:]
         var query: [String: JSONValue] = [:]
         var headers: [String: JSONValue] = [:]
+        var cookies: [String: JSONValue] = [:]
         func set(_ key: String, _ value: JSONValue) throws(Unwritable) {
             guard request[key] == nil else {
                 throw Unwritable("the matcher \(matcher) tests '\(key)' twice, which a stub file cannot say; test it once, or register the stub in process")
@@ -60,6 +61,8 @@ package enum StubFileWriter {
             case .pathPrefix(let prefix): try set("pathPrefix", .string(prefix))
             case .pathPattern(let box): try set("pathPattern", .string(box.pattern))
             case .pathExtension(let ext): try set("extension", .string(ext))
+            case .pathTemplate, .pathParameter:
+                throw Unwritable("the matcher \(RequestMatcher(node)) cannot cross the wire: a stub file has no path templates; use pathPattern, or post it as a WireMock mapping with urlPathTemplate")
             case .method(let method): try set("method", .string(method))
             case .query(let name, let value): query[name] = value.map(JSONValue.string) ?? .null
             case .header(let name, let test):
@@ -69,11 +72,24 @@ package enum StubFileWriter {
                 case .equals(let value): headers[name] = .string(value)
                 case .contains(let value): headers[name] = .object(["contains": .string(value)])
                 case .pattern(let box): headers[name] = .object(["pattern": .string(box.pattern)])
+                case .notPattern(let box): headers[name] = .object(["notPattern": .string(box.pattern)])
+                }
+            case .cookie(let name, let test):
+                cookies[name] = switch test {
+                case .present: .object(["present": true])
+                case .absent: .object(["present": false])
+                case .equals(let value): .string(value)
+                case .contains(let value): .object(["contains": .string(value)])
+                case .pattern(let box): .object(["pattern": .string(box.pattern)])
+                case .notPattern(let box): .object(["notPattern": .string(box.pattern)])
                 }
             case .accepts(let type): try set("accepts", .string(type))
             case .body(let data): try set("body", .object(["equals": .string(try text(data, "body"))]))
             case .bodyContains(let data): try set("body", .object(["contains": .string(try text(data, "body(containing:)"))]))
-            case .jsonBody(let json): try set("body", .object(["json": json]))
+            case .jsonBody(let json, .exact): try set("body", .object(["json": json]))
+            case .jsonPath(let path, nil): try set("body", .object(["jsonPath": .string(path.text)]))
+            case .jsonBody, .jsonPath:
+                throw Unwritable("the matcher \(RequestMatcher(node)) cannot cross the wire: a stub file compares JSON bodies exactly and tests a JSONPath for presence only; post it as a WireMock mapping")
             case .or(let alternatives):
                 // `.method("GET") || .method("POST")` and the like are a list of one key.
                 if let methods = alternatives.allCases(of: { if case .method(let m) = $0 { m } else { nil } }) {
@@ -93,6 +109,7 @@ package enum StubFileWriter {
         }
         if !query.isEmpty { try set("query", .object(query)) }
         if !headers.isEmpty { try set("headers", .object(headers)) }
+        if !cookies.isEmpty { try set("cookies", .object(cookies)) }
         return request
     }
 
@@ -130,7 +147,9 @@ package enum StubFileWriter {
             written["fault"] = .string(fault.description)
         case .image(let source, let format, let options):
             written["image"] = .object(try image(source, format, options))
-        case .forward(let base):
+        case .forward(_, let added) where !added.isEmpty:
+            throw Unwritable("a forward adding request headers cannot cross the wire: a stub file's forward: has no headers; post it as a WireMock mapping with additionalProxyRequestHeaders")
+        case .forward(let base, _):
             written["forward"] = base.map { .object(["to": .string($0.absoluteString)]) } ?? .bool(true)
         }
         if case .redirect = response.body {} else if response.statusCode != 200 {

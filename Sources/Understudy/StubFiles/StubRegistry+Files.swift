@@ -70,7 +70,8 @@ extension StubRegistry {
         if clearingJournal { journal.clear() }
     }
 
-    /// Adds `stubs` all at once, each replacing any stub of its name, after removing the stubs
+    /// Adds `stubs` all at once, each replacing any stub of its name (a WireMock mapping: of its
+    /// id, see ``StubRegistry``), after removing the stubs
     /// `removing` picks, under one lock: nothing is seen half-applied.
     package func replace(removing: (Stub) -> Bool = { _ in false }, adding stubs: [Stub]) {
         state.withLock { state in
@@ -87,8 +88,26 @@ extension StubRegistry {
 
 extension StubRegistry.State {
     /// Adds stubs in order under the lock, so a load appears all at once.
-    fileprivate mutating func insert(_ stubs: [Stub]) {
-        for stub in stubs {
+    ///
+    /// A stub replaces the one of its name, except a WireMock mapping: its identity is its id,
+    /// so it replaces the mapping of its id and, when its name is taken by another stub, is
+    /// registered under a free variant of the name. Keys stay unique names, which the journal,
+    /// near misses and `X-Understudy-Stub` go by, and no mapping silently replaces another.
+    mutating func insert(_ stubs: [Stub]) {
+        var keysByMappingID: [UUID: String]?
+        for var stub in stubs {
+            if let id = stub.wireMock?.id {
+                if keysByMappingID == nil {
+                    keysByMappingID = Dictionary(
+                        entries.compactMap { key, entry in entry.stub.wireMock.map { ($0.id, key) } }, uniquingKeysWith: { first, _ in first }
+                    )
+                }
+                if let key = keysByMappingID?.removeValue(forKey: id) { entries.removeValue(forKey: key) }
+                if entries[stub.name] != nil { stub.name = StubRegistry.uniqueName(stub.name, in: entries) }
+                keysByMappingID?[id] = stub.name
+            } else if let replaced = entries[stub.name], let id = replaced.stub.wireMock?.id {
+                keysByMappingID?.removeValue(forKey: id)
+            }
             entries[stub.name] = StubEntry(stub: stub, sequence: nextSequence)
             nextSequence += 1
         }

@@ -30,6 +30,7 @@ extension RequestMatcher {
                 case .present: headers[name] = ["matches": ".*"]
                 case .absent: headers[name] = ["absent": true]
                 case .pattern: return nil
+                case .notPattern(let box): headers[name] = ["doesNotMatch": .string(box.pattern)]
                 }
             default:
                 return nil

@@ -10,19 +10,23 @@ internal import Yams
 /// reads files in directory order).
 ///
 /// Supported, with WireMock's semantics:
-/// - mapping: `name`, `id`/`uuid` (the stub's name when there is no `name`), `priority`
+/// - mapping: `id`/`uuid`, its identity (the stub's name when there is no `name`); `name`, a
+///   label two mappings may share (both answer; the second stub's name gets ` #2`); `priority`
 ///   (1 is the highest; mapped to Understudy's as `5 - priority`, so WireMock's default 5 is 0);
 /// - `request`: `method` (or `ANY`), one of `url`, `urlPath`, `urlPattern`, `urlPathPattern`,
-///   `headers` and `queryParameters` with `equalTo` (and `caseInsensitive`), `contains`,
-///   `matches`, `absent`; `bodyPatterns` with `equalTo`, `contains`, `equalToJson`;
+///   `urlPathTemplate` (WireMock 3's, with `pathParameters`); `scheme`, `host`, `port`;
+///   `headers`, `queryParameters` and `cookies` with `equalTo` (and `caseInsensitive`),
+///   `contains`, `matches`, `doesNotMatch`, `absent`, `and`, `or`, `hasExactly`, `includes`;
+///   `basicAuthCredentials`; `bodyPatterns` with `equalTo`, `contains`, `equalToJson` (and its
+///   `ignoreArrayOrder`, `ignoreExtraElements`), `matchesJsonPath`;
 /// - `response`: `status`, `body`, `jsonBody`, `base64Body`, `bodyFileName`, `headers`,
 ///   `fixedDelayMilliseconds`, `delayDistribution` (uniform, lognormal), `chunkedDribbleDelay`,
 ///   `fault` (`EMPTY_RESPONSE`, `CONNECTION_RESET_BY_PEER`, `MALFORMED_RESPONSE_CHUNK`,
-///   `RANDOM_DATA_THEN_CLOSE`).
+///   `RANDOM_DATA_THEN_CLOSE`), `proxyBaseUrl` with `additionalProxyRequestHeaders`.
 ///
 /// Anything else is an issue naming the file, line and JSON path, never ignored:
 /// ```
-/// wiremock/mappings/a.json:7: request.cookies: unsupported field; supported: method, url, ...
+/// wiremock/mappings/a.json:7: request.multipartPatterns: unsupported field; supported: method, url, ...
 /// ```
 public enum WireMockLoader {
     /// Reads every mapping file of a WireMock directory.
@@ -67,7 +71,7 @@ public enum WireMockLoader {
             perFile.append(parser.issues)
             parsed += stubs.map { (shown, $0) }
         }
-        let duplicates = StubFileLoader.duplicateNameIssues(parsed)
+        let duplicates = duplicateIDIssues(parsed)
         var issues: [StubFileError.Issue] = []
         for (index, document) in documents.enumerated() {
             let shown = FileReferences.join(display, document.relative)
@@ -79,6 +83,25 @@ public enum WireMockLoader {
         return StubFileLoader.LoadedStubs(
             stubs: parsed.compactMap(\.stub.stub), files: documents.map { FileReferences.join(display, $0.relative) }
         )
+    }
+
+    /// A mapping is known by its id, not its name (two mappings of one name both answer, as in
+    /// WireMock): two files giving one id would leave one of them unreachable, so that is an issue.
+    static func duplicateIDIssues(_ parsed: [(file: String, stub: ParsedStub)]) -> [StubFileError.Issue] {
+        var firstUse: [UUID: (file: String, line: Int)] = [:]
+        var issues: [StubFileError.Issue] = []
+        for (file, parsedStub) in parsed {
+            guard let id = parsedStub.givenID else { continue }
+            guard let first = firstUse[id] else {
+                firstUse[id] = (file, parsedStub.line)
+                continue
+            }
+            issues.append(StubFileError.Issue(
+                file: file, line: parsedStub.line, path: parsedStub.path.isEmpty ? "id" : parsedStub.path + ".id",
+                message: "duplicate mapping id '\(id.uuidString.lowercased())'; already used by the mapping at \(first.file):\(first.line); expected each mapping's own id (or none)"
+            ))
+        }
+        return issues
     }
 
     /// How `bodyFileName` resolves: inside the root's `__files/`, as named, not resolved (a

@@ -3,12 +3,13 @@ internal import Yams
 
 extension WireMockParser {
     static let requestFields = [
-        "method", "url", "urlPath", "urlPattern", "urlPathPattern", "headers", "queryParameters", "bodyPatterns",
+        "method", "url", "urlPath", "urlPattern", "urlPathPattern", "urlPathTemplate", "pathParameters", "scheme", "host", "port",
+        "headers", "queryParameters", "cookies", "basicAuthCredentials", "bodyPatterns",
     ]
-    static let urlFields = ["url", "urlPath", "urlPattern", "urlPathPattern"]
-    /// The tests a header or query parameter may have (`caseInsensitive` only beside `equalTo`).
-    static let valueTests = ["equalTo", "contains", "matches", "absent", "caseInsensitive"]
-    static let bodyTests = ["equalTo", "contains", "equalToJson", "caseInsensitive"]
+    static let urlFields = ["url", "urlPath", "urlPattern", "urlPathPattern", "urlPathTemplate"]
+    static let bodyTests = ["equalTo", "contains", "equalToJson", "matchesJsonPath", "caseInsensitive"]
+    /// `equalToJson`'s options.
+    static let jsonOptions = ["ignoreArrayOrder", "ignoreExtraElements"]
 
     /// The `request` object as one matcher, with WireMock 2.35.1's semantics: `url` and
     /// `urlPattern` see path and query as sent (percent-encoded), `urlPath` and `urlPathPattern`
@@ -18,6 +19,8 @@ extension WireMockParser {
         guard let fields = fields(node, path, supported: Self.requestFields, expected: "a request object") else { return nil }
         var parts: [RequestMatcher] = []
         var urlField: String?
+        var pathTemplate: PathTemplate?
+        var pathParameters: Entry?
         for field in fields {
             let fieldPath = join(path, field.key)
             switch field.key {
@@ -31,15 +34,54 @@ extension WireMockParser {
                     continue
                 }
                 urlField = field.key
+                if field.key == "urlPathTemplate" {
+                    // WireMock 3's; WireMock 2.35 predates it.
+                    guard let text = string(field.value, fieldPath, expected: "a path template such as /images/{id}") else { continue }
+                    do {
+                        let template = try PathTemplate(text)
+                        pathTemplate = template
+                        parts.append(.path(template: template))
+                    } catch {
+                        report(field.value, fieldPath, error.description)
+                    }
+                    continue
+                }
                 if let text = string(field.value, fieldPath, expected: field.key.hasSuffix("Pattern") ? "a regular expression" : "a URL path") {
                     parts += urlMatchers(field.key, text, field.value, fieldPath)
                 }
+            case "pathParameters":
+                pathParameters = field
             case "headers":
                 for header in self.fields(field.value, fieldPath, supported: nil, expected: "an object of header names to tests") ?? [] {
                     if let matcher = valueMatcher(header.value, join(fieldPath, header.key), subject: .header(header.key)) {
                         parts.append(matcher)
                     }
                 }
+            case "scheme":
+                guard let scheme = string(field.value, fieldPath, expected: "http or https") else { continue }
+                guard ["http", "https"].contains(scheme) else {
+                    report(field.value, fieldPath, "scheme '\(scheme)' would never match; expected http or https")
+                    continue
+                }
+                parts.append(.scheme(scheme))
+            case "host":
+                if let matcher = valueMatcher(field.value, fieldPath, subject: .host) { parts.append(matcher) }
+            case "port":
+                guard let port = integer(field.value, fieldPath, expected: "a port number from 1 to 65535", minimum: 1) else { continue }
+                guard port <= 65_535 else {
+                    report(field.value, fieldPath, "port \(port) is out of range; expected a port number from 1 to 65535")
+                    continue
+                }
+                // The port the request was sent to: its Host's, else the scheme's default, as WireMock reads it.
+                parts.append(.custom("port is \(port)") { request in (request.port ?? (request.scheme == "https" ? 443 : 80)) == port })
+            case "cookies":
+                for cookie in self.fields(field.value, fieldPath, supported: nil, expected: "an object of cookie names to tests") ?? [] {
+                    if let matcher = valueMatcher(cookie.value, join(fieldPath, cookie.key), subject: .cookie(cookie.key)) {
+                        parts.append(matcher)
+                    }
+                }
+            case "basicAuthCredentials":
+                if let matcher = basicAuthMatcher(field.value, fieldPath) { parts.append(matcher) }
             case "queryParameters":
                 for parameter in self.fields(field.value, fieldPath, supported: nil, expected: "an object of parameter names to tests") ?? [] {
                     if let matcher = valueMatcher(parameter.value, join(fieldPath, parameter.key), subject: .query(parameter.key)) {
@@ -58,7 +100,48 @@ extension WireMockParser {
                 preconditionFailure("field '\(field.key)' is supported but not handled")
             }
         }
+        if let pathParameters {
+            parts += parsePathParameters(pathParameters, template: pathTemplate, urlField: urlField, path: join(path, "pathParameters"))
+        }
         return issues.count == issuesBefore ? .all(parts) : nil
+    }
+
+    /// `{"username": "u", "password": "p"}`, compared as WireMock does: the `Authorization`
+    /// header is exactly `Basic` and the pair in base64.
+    private mutating func basicAuthMatcher(_ node: Node, _ path: String) -> RequestMatcher? {
+        var values: [String: String] = [:]
+        let fields = fields(node, path, supported: ["username", "password"], expected: "an object with username and password") ?? []
+        for field in fields {
+            values[field.key] = string(field.value, join(path, field.key))
+        }
+        guard let username = values["username"], let password = values["password"] else {
+            if fields.count < 2 { report(node, path, "expected both username and password") }
+            return nil
+        }
+        return .basicAuth(username: username, password: password)
+    }
+
+    /// `pathParameters`: a test per parameter of the mapping's `urlPathTemplate`, each named.
+    private mutating func parsePathParameters(_ field: Entry, template: PathTemplate?, urlField: String?, path: String) -> [RequestMatcher] {
+        guard let template else {
+            // A urlPathTemplate that did not parse is reported already.
+            if urlField != "urlPathTemplate" {
+                report(field.keyNode, path, "pathParameters needs a urlPathTemplate naming them (found \(urlField.map { "'\($0)'" } ?? "no URL field")); expected a urlPathTemplate such as /images/{id}")
+            }
+            return []
+        }
+        var parts: [RequestMatcher] = []
+        for parameter in fields(field.value, path, supported: nil, expected: "an object of path parameter names to tests") ?? [] {
+            let parameterPath = join(path, parameter.key)
+            guard template.parameterNames.contains(parameter.key) else {
+                report(parameter.keyNode, parameterPath, "no parameter '\(parameter.key)' in urlPathTemplate \(template); expected one of \(template.parameterNames.joined(separator: ", "))")
+                continue
+            }
+            if let matcher = valueMatcher(parameter.value, parameterPath, subject: .pathParameter(parameter.key, template)) {
+                parts.append(matcher)
+            }
+        }
+        return parts
     }
 
     // MARK: - Method and URL
@@ -101,7 +184,7 @@ extension WireMockParser {
     }
 
     /// A regular expression that must match the whole text, as Java's `Matcher.matches()`.
-    private mutating func wholeMatch(_ pattern: String, _ node: Node, _ path: String) -> PatternBox? {
+    mutating func wholeMatch(_ pattern: String, _ node: Node, _ path: String) -> PatternBox? {
         do {
             _ = try PatternBox(pattern)
             return try PatternBox("\\A(?:" + pattern + ")\\z")
@@ -111,112 +194,27 @@ extension WireMockParser {
         }
     }
 
-    // MARK: - Headers and query parameters
-
-    enum Subject {
-        case header(String)
-        case query(String)
-    }
-
-    /// `{"equalTo": "x"}` (optionally `"caseInsensitive": true`), `{"contains": "x"}`,
-    /// `{"matches": "re"}` or `{"absent": true}`.
-    private mutating func valueMatcher(_ node: Node, _ path: String, subject: Subject) -> RequestMatcher? {
-        guard let (test, testPath, caseInsensitive) = singleTest(
-            node, path, supported: Self.valueTests, example: "{\"equalTo\": \"value\"}", operators: "equalTo, contains, matches or absent"
-        ) else { return nil }
-
-        if test.key == "absent" {
-            guard let absent = bool(test.value, testPath) else { return nil }
-            guard absent else {
-                report(test.value, testPath, "found false; expected true (WireMock 2.35.1 reads any 'absent' as absent: leave the test out instead)")
-                return nil
-            }
-            switch subject {
-            case .header(let name): return .headerAbsent(name)
-            case .query(let name): return .custom("query \(name) is absent") { request in !request.wireMockQuery.contains { $0.name == name } }
-            }
-        }
-        guard let expected = string(test.value, testPath, expected: test.key == "matches" ? "a regular expression" : "a string") else {
-            return nil
-        }
-        let valueTest: @Sendable (String) -> Bool
-        let words: String
-        switch test.key {
-        case "equalTo":
-            if !caseInsensitive {
-                if case .header(let name) = subject { return .header(name, value: expected) }
-                valueTest = { $0 == expected }
-                words = "is \(expected)"
-            } else {
-                let folded = expected.lowercased()
-                valueTest = { $0.lowercased() == folded }
-                words = "is \(expected) (any case)"
-            }
-        case "contains":
-            if case .header(let name) = subject { return .header(name, contains: expected) }
-            valueTest = { $0.contains(expected) }
-            words = "contains \(expected)"
-        default:
-            guard let box = wholeMatch(expected, test.value, testPath) else { return nil }
-            if case .header(let name) = subject {
-                return try? .header(name, validatingPattern: box.pattern)
-            }
-            valueTest = { box.matches($0) }
-            words = "matches \(expected)"
-        }
-        switch subject {
-        case .header(let name):
-            return .custom("header \(name) \(words)") { request in request.headers.values(for: name).contains(where: valueTest) }
-        case .query(let name):
-            return .custom("query \(name) \(words)") { request in
-                request.wireMockQuery.contains { $0.name == name && valueTest($0.value) }
-            }
-        }
-    }
-
-    /// The one test of a matcher object such as `{"equalTo": "x", "caseInsensitive": true}`, its
-    /// path, and whether it ignores case (which only `equalTo` takes). `nil` (reported) when the
-    /// object holds no test or several, or any issue.
-    private mutating func singleTest(
-        _ node: Node, _ path: String, supported: [String], example: String, operators: String
-    ) -> (test: Entry, path: String, caseInsensitive: Bool)? {
-        let issuesBefore = issues.count
-        guard let fields = fields(node, path, supported: supported, expected: "an object such as \(example)") else {
-            return nil
-        }
-        var caseInsensitive = false
-        var caseNode: Node?
-        var tests: [Entry] = []
-        for field in fields {
-            if field.key == "caseInsensitive" {
-                caseInsensitive = bool(field.value, join(path, field.key)) ?? false
-                caseNode = field.keyNode
-            } else {
-                tests.append(field)
-            }
-        }
-        guard tests.count == 1, let test = tests.first else {
-            if issues.count == issuesBefore {
-                reportNotExactlyOne(node, path, keys: tests.map(\.key), none: "no test", expected: operators)
-            }
-            return nil
-        }
-        if let caseNode, test.key != "equalTo" {
-            report(caseNode, join(path, "caseInsensitive"), "only applies to equalTo; WireMock ignores it beside '\(test.key)'")
-            return nil
-        }
-        guard issues.count == issuesBefore else { return nil }
-        return (test, join(path, test.key), caseInsensitive)
-    }
-
     // MARK: - Body
 
     /// `{"equalTo": "text"}` (optionally `"caseInsensitive": true`), `{"contains": "text"}` or
     /// `{"equalToJson": json}` (a JSON value, or a string holding one).
     private mutating func bodyMatcher(_ node: Node, _ path: String) -> RequestMatcher? {
         guard let (test, testPath, caseInsensitive) = singleTest(
-            node, path, supported: Self.bodyTests, example: "{\"equalTo\": \"text\"}", operators: "equalTo, contains or equalToJson"
+            node, path, supported: Self.bodyTests, example: "{\"equalTo\": \"text\"}", operators: "equalTo, contains, equalToJson or matchesJsonPath",
+            besides: Self.jsonOptions
         ) else { return nil }
+        var comparison = JSONComparison.exact
+        if case .mapping(let object) = node {
+            for option in Self.jsonOptions {
+                guard let value = object[option] else { continue }
+                guard test.key == "equalToJson" else {
+                    report(value, join(path, option), "only applies to equalToJson; expected it beside equalToJson, not '\(test.key)'")
+                    return nil
+                }
+                let flag = bool(value, join(path, option)) ?? false
+                if option == "ignoreArrayOrder" { comparison.ignoresArrayOrder = flag } else { comparison.ignoresExtraElements = flag }
+            }
+        }
         switch test.key {
         case "equalTo":
             guard let text = string(test.value, testPath) else { return nil }
@@ -227,6 +225,8 @@ extension WireMockParser {
             }
         case "contains":
             return string(test.value, testPath).map { .body(containing: $0) }
+        case "matchesJsonPath":
+            return jsonPathMatcher(test.value, testPath)
         default:
             let json: JSONValue?
             if WireMockJSON.kind(of: test.value) == .string, let text = test.value.scalar?.string {
@@ -247,7 +247,31 @@ extension WireMockParser {
                 report(test.value, testPath, "JsonUnit placeholder '\(placeholder)' is unsupported; expected literal JSON values")
                 return nil
             }
-            return .jsonBody(json)
+            return .jsonBody(json, comparison)
         }
+    }
+
+    /// `"$.path"` (it selects something) or `{"expression": "$.path", "equalTo": "x"}` with any
+    /// value test.
+    private mutating func jsonPathMatcher(_ node: Node, _ path: String) -> RequestMatcher? {
+        func read(_ text: String, _ at: Node, _ atPath: String) -> JSONPath? {
+            do {
+                return try JSONPath(text)
+            } catch {
+                report(at, atPath, error.description)
+                return nil
+            }
+        }
+        if WireMockJSON.kind(of: node) == .string, let text = node.scalar?.string {
+            return read(text, node, path).map { .jsonBody(path: $0) }
+        }
+        guard case .mapping(let object) = node, let expression = object["expression"] else {
+            reportMismatch(node, path, expected: #"a JSONPath, or {"expression": "$.path", "equalTo": "value"}"#)
+            return nil
+        }
+        guard let text = string(expression, join(path, "expression"), expected: "a JSONPath such as $.images[0].id"),
+              let jsonPath = read(text, expression, join(path, "expression"))
+        else { return nil }
+        return valueMatcher(node, path, subject: .jsonPath(jsonPath), besides: ["expression"])
     }
 }

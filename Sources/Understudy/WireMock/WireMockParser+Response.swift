@@ -4,7 +4,8 @@ internal import Yams
 extension WireMockParser {
     static let responseFields = [
         "status", "body", "jsonBody", "base64Body", "bodyFileName", "headers", "fixedDelayMilliseconds",
-        "delayDistribution", "chunkedDribbleDelay", "fault", "transformers", "transformerParameters",
+        "delayDistribution", "chunkedDribbleDelay", "fault", "transformers", "transformerParameters", "proxyBaseUrl",
+        "additionalProxyRequestHeaders",
     ]
     /// Why a `bodyFileName` posted to a server without a WireMock root cannot be served.
     static let noRootMessage = "bodyFileName needs a WireMock root holding __files/; start the server with --root-dir DIR (or --wiremock DIR)"
@@ -42,6 +43,8 @@ extension WireMockParser {
         var headers: HeaderFields?
         var fault: Fault?
         var timing = Timing()
+        var proxy: (base: URL, node: Node)?
+        var proxyHeaders = HeaderFields()
         for field in fields {
             let fieldPath = join(path, field.key)
             switch field.key {
@@ -84,6 +87,15 @@ extension WireMockParser {
                 timing.distribution = parseDistribution(field.value, fieldPath)
             case "chunkedDribbleDelay":
                 timing.dribble = parseDribble(field.value, fieldPath)
+            case "proxyBaseUrl":
+                guard let text = string(field.value, fieldPath, expected: "an absolute URL such as http://127.0.0.1:8081") else { continue }
+                guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
+                    report(field.value, fieldPath, "'\(text)' is not an absolute http or https URL; expected one such as http://127.0.0.1:8081")
+                    continue
+                }
+                proxy = (url, field.keyNode)
+            case "additionalProxyRequestHeaders":
+                proxyHeaders = parseHeaders(field.value, fieldPath) ?? HeaderFields()
             case "fault":
                 guard let name = string(field.value, fieldPath, expected: "a fault name") else { continue }
                 guard let match = Self.faults.first(where: { $0.key == name }) else {
@@ -95,7 +107,18 @@ extension WireMockParser {
                 preconditionFailure("field '\(field.key)' is supported but not handled")
             }
         }
+        if let proxy {
+            // The upstream's answer is the response: nothing of the mapping's own can stand beside it.
+            for (key, present) in [(bodyKey ?? "", bodyKey != nil), ("fault", fault != nil), ("transformers", !templates.isEmpty)] where present {
+                report(proxy.node, join(path, "proxyBaseUrl"), "found both 'proxyBaseUrl' and '\(key)'; expected the upstream's answer alone")
+            }
+        } else if !proxyHeaders.isEmpty, let field = fields.first(where: { $0.key == "additionalProxyRequestHeaders" }) {
+            report(field.keyNode, join(path, field.key), "additionalProxyRequestHeaders without proxyBaseUrl; expected a proxyBaseUrl to send them to")
+        }
         guard issues.count == issuesBefore else { return nil }
+        if let proxy {
+            return Self.timed(.forward(to: proxy.base, adding: proxyHeaders), bodySize: 0, timing: timing)
+        }
 
         // A fault replaces the whole response in WireMock: status, headers and body go unsent.
         var response = fault.map { StubResponse.failure($0) } ?? (body?.response ?? .status(200)).status(status)
@@ -140,7 +163,7 @@ extension WireMockParser {
             return nil
         }
         do {
-            let template = try ResponseTemplate(parsing: text)
+            let template = try ResponseTemplate(parsing: text, pathTemplate: pathTemplate)
             return template.isLiteral ? nil : template
         } catch {
             report(node, path, error.message)
@@ -154,64 +177,12 @@ extension WireMockParser {
         var result: [(name: String, template: ResponseTemplate)] = []
         for field in headers {
             do {
-                result.append((field.name, try ResponseTemplate(parsing: field.value)))
+                result.append((field.name, try ResponseTemplate(parsing: field.value, pathTemplate: pathTemplate)))
             } catch {
                 report(node, join(path, field.name), error.message)
             }
         }
         return result.contains { !$0.template.isLiteral } ? result : []
-    }
-
-    /// The templated parts of a response.
-    struct Templates {
-        var body: ResponseTemplate?
-        var bodyIsFile = false
-        var headers: [(name: String, template: ResponseTemplate)] = []
-
-        var isEmpty: Bool { body == nil && headers.isEmpty }
-
-        /// An answer rendering the templates for each request, then timed as a fixed response is.
-        func answer(status: Int, headers fixedHeaders: HeaderFields, body fixedBody: StubResponse?, timing: Timing, bodyFiles: FileReferences?) -> Stub.Answer {
-            let body = self.body, bodyIsFile = self.bodyIsFile, headerTemplates = self.headers
-            return .handler { request in
-                var response: StubResponse
-                var size = 0
-                if let body {
-                    let text = body.render(for: request)
-                    if bodyIsFile, let bodyFiles {
-                        switch bodyFiles.resolve(text) {
-                        case .success(let url):
-                            response = .file(url)
-                            // The size paces chunkedDribbleDelay alone: no stat per request without one.
-                            if timing.dribble != nil {
-                                size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
-                            }
-                        case .failure(let problem):
-                            throw RenderError(status: 500, "bodyFileName '\(text)': \(problem.message)")
-                        }
-                    } else {
-                        let data = Data(text.utf8)
-                        response = .data(data)
-                        size = data.count
-                    }
-                } else {
-                    response = fixedBody ?? .status(200)
-                }
-                response = response.status(status)
-                if headerTemplates.isEmpty {
-                    if !fixedHeaders.isEmpty { response = response.headers(fixedHeaders) }
-                } else {
-                    var rendered = HeaderFields()
-                    for header in headerTemplates { rendered.add(name: header.name, value: header.template.render(for: request)) }
-                    response = response.headers(rendered)
-                }
-                switch WireMockParser.timed(WireMockParser.bare(response), bodySize: size, timing: timing) {
-                case .response(let timed): return timed
-                case .sequence(let steps): return steps[0]
-                case .handler(let drawn): return try await drawn(request)
-                }
-            }
-        }
     }
 
     /// The body and its size in bytes (the size paces `chunkedDribbleDelay`).

@@ -19,6 +19,9 @@ struct WireMockParser: DocumentParser {
     /// Whether the mappings come from the root's `mappings/` (else from the admin API).
     let fromFiles: Bool
     var issues: [StubFileError.Issue] = []
+    /// The `urlPathTemplate` of the mapping being read, whose parameters its response's
+    /// templates may read (`{{request.path.id}}`), whichever of `request` and `response` comes first.
+    var pathTemplate: PathTemplate?
 
     init(file: String, defaultNamePrefix: String, bodyFiles: FileReferences?, templatesEveryResponse: Bool = false, fromFiles: Bool = true) {
         self.file = file
@@ -78,6 +81,12 @@ struct WireMockParser: DocumentParser {
         var requiredState: String?
         var newState: String?
         var persistent = false
+        pathTemplate = nil
+        if case .mapping(let object) = node, case .mapping(let request)? = object["request"],
+           let text = request["urlPathTemplate"]?.scalar?.string {
+            // Reported, if it does not parse, where `request` is read.
+            pathTemplate = try? PathTemplate(text)
+        }
 
         for field in fields(node, path, supported: Self.mappingFields, expected: "a mapping object") ?? [] {
             let fieldPath = join(path, field.key)
@@ -154,7 +163,8 @@ struct WireMockParser: DocumentParser {
             stub?.wireMock = WireMockMapping(id: id, json: json, persistent: persistent, fromFile: fromFiles)
         }
         return ParsedStub(
-            stub: stub, name: chosenName, hasExplicitName: name != nil || identifier != nil, line: nameLine, path: path
+            stub: stub, name: chosenName, hasExplicitName: name != nil || identifier != nil, line: nameLine, path: path,
+            givenID: identifier.flatMap { UUID(uuidString: $0.value) }
         )
     }
 

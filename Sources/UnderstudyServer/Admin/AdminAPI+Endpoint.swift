@@ -23,7 +23,7 @@ extension AdminAPI {
         /// WireMock 2's own Java client still posts to these: `mappings/new`, `/edit`, `/remove`.
         case mappingsNew, mappingsEdit, mappingsRemove
         case request(String)
-        case requestsReset, requestsFind, requestsUnmatched, requestsUnmatchedNearMisses
+        case requestsReset, requestsFind, requestsRemove, requestsUnmatched, requestsUnmatchedNearMisses
         case nearMissesForRequest, nearMissesForPattern
         case scenarios, scenariosReset
         case scenarioState(String)
@@ -38,7 +38,7 @@ extension AdminAPI {
             "health", "stubs", "stubs/{name}", "requests", "requests/count", "requests.har", "near-misses", "reset", "ca.pem",
             "gates", "gates/{name}/release", "gates/{name}/close", "network",
             "mappings", "mappings/{id}", "mappings/reset", "mappings/save", "mappings/import", "mappings/find-by-metadata", "mappings/remove-by-metadata", "mappings/new", "mappings/edit", "mappings/remove", "requests/{id}", "requests/reset",
-            "requests/find", "requests/unmatched", "requests/unmatched/near-misses", "near-misses/request",
+            "requests/find", "requests/remove", "requests/unmatched", "requests/unmatched/near-misses", "near-misses/request",
             "near-misses/request-pattern", "scenarios", "scenarios/reset", "scenarios/{name}/state", "settings",
         ]
 
@@ -67,6 +67,7 @@ extension AdminAPI {
             case "mappings/remove-by-metadata": self = .mappingsRemoveByMetadata
             case "requests/reset": self = .requestsReset
             case "requests/find": self = .requestsFind
+            case "requests/remove": self = .requestsRemove
             case "requests/unmatched": self = .requestsUnmatched
             case "requests/unmatched/near-misses": self = .requestsUnmatchedNearMisses
             case "near-misses/request": self = .nearMissesForRequest
@@ -123,10 +124,11 @@ extension AdminAPI {
             case .mappings: return ["GET", "POST", "DELETE"]
             case .mapping: return ["GET", "PUT", "DELETE"]
             case .mappingsReset, .mappingsSave, .mappingsImport, .mappingsFindByMetadata, .mappingsRemoveByMetadata, .mappingsNew,
-                 .mappingsEdit, .mappingsRemove, .requestsReset, .requestsFind, .nearMissesForRequest,
+                 .mappingsEdit, .mappingsRemove, .requestsReset, .requestsFind, .requestsRemove, .nearMissesForRequest,
                  .nearMissesForPattern, .scenariosReset:
                 return ["POST"]
-            case .request, .requestsUnmatched, .requestsUnmatchedNearMisses, .scenarios: return ["GET"]
+            case .request: return ["GET", "DELETE"]
+            case .requestsUnmatched, .requestsUnmatchedNearMisses, .scenarios: return ["GET"]
             case .scenarioState: return ["PUT"]
             case .settings: return ["GET", "POST", "PUT"]
             }

@@ -61,7 +61,8 @@ extension AdminAPI {
         if case .object(let members)? = stub.wireMock?.json, members["name"] == nil, old.wireMock == nil {
             stub.name = old.name
         }
-        registry.replace(removing: { $0.name == old.name || $0.wireMockID == old.wireMockID }, adding: [stub])
+        // The id is the identity: a mapping sharing the old one's name is another mapping.
+        registry.replace(removing: { $0.wireMockID == old.wireMockID }, adding: [stub])
         try persistIfAsked([stub])
         return .json(200, mappingJSON(of: stub, uses: [:]))
     }
@@ -131,8 +132,9 @@ extension AdminAPI {
         }
         let existing = registry.stubs
         if duplicatePolicy == "IGNORE" {
-            let ids = Set(existing.map(\.wireMockID)), names = Set(existing.map(\.name))
-            stubs.removeAll { ids.contains($0.wireMockID) || names.contains($0.name) }
+            // WireMock's IGNORE keeps the mapping of an id already known; names are labels.
+            let ids = Set(existing.map(\.wireMockID))
+            stubs.removeAll { ids.contains($0.wireMockID) }
         }
         let ids = Set(stubs.map(\.wireMockID))
         registry.replace(removing: { deleteAllNotInImport || ids.contains($0.wireMockID) }, adding: stubs)
@@ -176,7 +178,7 @@ extension AdminAPI {
         return stub
     }
 
-    /// Adds posted stubs, each replacing any stub of its id or name.
+    /// Adds posted stubs, each replacing the stub of its id (one of its name is kept beside it).
     private func add(_ stubs: [Stub]) throws {
         let ids = Set(stubs.map(\.wireMockID))
         registry.replace(removing: { ids.contains($0.wireMockID) }, adding: stubs)

@@ -196,7 +196,7 @@ extension AdminAPI {
 
     /// A request pattern: Understudy's `{"request": {...}}` (stub-file schema) when the body is
     /// exactly that, else WireMock's bare pattern (`{"method": "GET", "urlPath": "/a"}`).
-    private func requestPattern(_ request: AdminRequest) throws -> RequestMatcher {
+    func requestPattern(_ request: AdminRequest) throws -> RequestMatcher {
         let (text, format) = try document(of: request, expected: #"a WireMock request pattern such as {"method": "GET", "url": "/a.png"}"#)
         do {
             if case .object(let fields)? = try? JSONValue(parsing: request.body), fields.count == 1, fields["request"] != nil {

@@ -221,9 +221,15 @@ package struct AdminAPI: Sendable {
         case (.mappingsRemoveByMetadata, _):
             try checkQuery(request, allowed: [])
             return try removeMappings(byMetadata: request)
-        case (.request(let id), _):
+        case (.request(let id), "GET"):
             try checkQuery(request, allowed: [])
             return try showRequest(id)
+        case (.request(let id), _):
+            try checkQuery(request, allowed: [])
+            return try removeRequest(id)
+        case (.requestsRemove, _):
+            try checkQuery(request, allowed: [])
+            return try removeRequests(request)
         case (.requestsReset, _):
             try checkQuery(request, allowed: [])
             registry.journal.clear()

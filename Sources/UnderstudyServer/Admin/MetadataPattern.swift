@@ -2,12 +2,13 @@ import Foundation
 import Understudy
 
 /// The patterns WireMock matches a mapping's `metadata` with: `equalToJson` (the whole
-/// metadata) and `matchesJsonPath` (a `$.a.b` path that exists, optionally `equalTo`,
-/// `contains` or `matches` a text).
+/// metadata) and `matchesJsonPath` (a JSONPath, filters included, that selects something,
+/// optionally `equalTo`, `contains` or `matches` a text), read by the ``JSONPath`` that request
+/// bodies are matched with.
 struct MetadataPattern {
     private enum Test {
         case equalToJSON(JSONValue)
-        case path([String], ValueTest?)
+        case path(JSONPath, ValueTest?)
     }
 
     private enum ValueTest {
@@ -58,25 +59,21 @@ struct MetadataPattern {
         }
     }
 
-    /// `$.a.b` as `["a", "b"]`; filters, wildcards and indexes are refused.
-    private static func path(_ expression: String) throws -> [String] {
-        let parts = expression.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        guard parts.first == "$", parts.count >= 2, parts.dropFirst().allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" } }) else {
-            throw AdminFailure(400, "matchesJsonPath: '\(expression)' is not supported; expected a path of names such as $.tag or $.owner.team", field: "matchesJsonPath")
+    private static func path(_ expression: String) throws -> JSONPath {
+        do {
+            return try JSONPath(expression)
+        } catch {
+            throw AdminFailure(400, "matchesJsonPath: \(error.description)", field: "matchesJsonPath")
         }
-        return Array(parts.dropFirst())
     }
 
     func matches(_ metadata: JSONValue) -> Bool {
         switch test {
         case .equalToJSON(let expected):
             return metadata == expected
-        case .path(let names, let valueTest):
-            var value = metadata
-            for name in names {
-                guard case .object(let members) = value, let next = members[name] else { return false }
-                value = next
-            }
+        case .path(let path, let valueTest):
+            let found = path.evaluate(metadata)
+            guard let value = path.isDefinite ? found.first : (found.isEmpty ? nil : .array(found)) else { return false }
             guard let valueTest else { return true }
             let text: String
             switch value {
