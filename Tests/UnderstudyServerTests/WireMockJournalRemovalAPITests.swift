@@ -9,7 +9,7 @@ final class WireMockJournalRemovalAPITests: XCTestCase {
     func testOneEntryRemovedByItsIDAndOthersByAPattern() async throws {
         let registry = StubRegistry()
         for path in ["/j/a", "/j/b", "/j/b", "/j/c"] {
-            let id = registry.journal.open(StubRequest(url: URL(string: "http://127.0.0.1:8080" + path)!), transport: .server)
+            let id = registry.journal.open(StubRequest(url: URL(string: "http://127.0.0.1:8080" + path)!), transport: .server, httpVersion: .http1_1)
             registry.journal.complete(id, with: InteractionResult(stubName: nil, status: 404, outcome: .unmatched))
         }
         let admin = AdminAPI(registry: registry, token: nil)

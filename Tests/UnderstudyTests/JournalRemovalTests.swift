@@ -13,7 +13,7 @@ final class JournalRemovalTests: XCTestCase {
     private func filled(_ paths: [String]) -> (Journal, [Int]) {
         let journal = Journal()
         let ids = paths.map { path in
-            let id = journal.open(request(path), transport: .server)
+            let id = journal.open(request(path), transport: .server, httpVersion: .http1_1)
             let matched = !path.hasSuffix(".webp")
             journal.complete(id, with: InteractionResult(stubName: matched ? "s" : nil, status: matched ? 200 : 404, outcome: matched ? .completed : .unmatched))
             return id
@@ -51,9 +51,9 @@ final class JournalRemovalTests: XCTestCase {
 
     func testRemovedEntriesRotatingOutAreNotCountedAsDropped() {
         let journal = Journal(limit: 3)
-        let ids = ["/1", "/2", "/3"].map { journal.open(request($0), transport: .server) }
+        let ids = ["/1", "/2", "/3"].map { journal.open(request($0), transport: .server, httpVersion: .http1_1) }
         journal.remove(id: ids[0])
-        for path in ["/4", "/5"] { _ = journal.open(request(path), transport: .server) }
+        for path in ["/4", "/5"] { _ = journal.open(request(path), transport: .server, httpVersion: .http1_1) }
         XCTAssertEqual(journal.interactions.map(\.request.path), ["/3", "/4", "/5"])
         XCTAssertEqual(journal.droppedCount, 1, "only /2 was dropped; /1 had been removed")
         XCTAssertEqual(journal.count, 3)
