@@ -87,6 +87,20 @@ public enum ImageKind: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// The format a file extension names (`png`, `webp`, `jpg` or `jpeg`, `gif`, `avif`, `heic`
+    /// or `heif`, in any case), or `nil`: the one table of image extensions, beside the types.
+    package init?(fileExtension: String) {
+        switch fileExtension.lowercased() {
+        case "png": self = .png
+        case "webp": self = .webp
+        case "jpg", "jpeg": self = .jpeg
+        case "gif": self = .gif
+        case "avif": self = .avif
+        case "heic", "heif": self = .heic
+        default: return nil
+        }
+    }
+
     /// The usual file extension, without the dot.
     public var fileExtension: String {
         switch self {

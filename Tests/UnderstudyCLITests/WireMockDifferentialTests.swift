@@ -286,6 +286,22 @@ final class LockedServers: @unchecked Sendable {  // every field is touched unde
             understudy = nil
         }
     }
+
+    /// Stops both servers and removes `root`, the folder they served.
+    func stop(removing root: URL) {
+        stop()
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    /// A new, empty WireMock root (`mappings/` and `__files/`) under the temporary directory,
+    /// named after `label`.
+    static func temporaryRoot(_ label: String) -> URL {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("\(label)-\(UUID().uuidString)")
+        for folder in ["mappings", "__files"] {
+            try? FileManager.default.createDirectory(at: root.appendingPathComponent(folder), withIntermediateDirectories: true)
+        }
+        return root
+    }
 }
 
 /// WireMock's standalone jar from the PyPI package `wiremock` in `.venv` (`make test-deps`).

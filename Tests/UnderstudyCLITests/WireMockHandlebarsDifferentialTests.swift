@@ -44,8 +44,7 @@ final class WireMockHandlebarsDifferentialTests: XCTestCase {
     private static let servers = LockedServers(root: root, flags: ["--local-response-templating"])
 
     override class func tearDown() {
-        servers.stop()
-        try? FileManager.default.removeItem(at: root)
+        servers.stop(removing: root)
         super.tearDown()
     }
 

@@ -5,18 +5,12 @@ import XCTest
 /// and `understudy serve`: the same script (WireMock's Python client for the journal, `requests`
 /// for the calls the client lacks) prints the same lines on both.
 final class WireMockJournalRemovalClientTests: XCTestCase {
-    static let root: URL = {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("wiremock-journal-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: root.appendingPathComponent("mappings"), withIntermediateDirectories: true)
-        try? FileManager.default.createDirectory(at: root.appendingPathComponent("__files"), withIntermediateDirectories: true)
-        return root
-    }()
+    static let root = LockedServers.temporaryRoot("wiremock-journal")
 
     private static let servers = LockedServers(root: root)
 
     override class func tearDown() {
-        servers.stop()
-        try? FileManager.default.removeItem(at: root)
+        servers.stop(removing: root)
         super.tearDown()
     }
 

@@ -6,18 +6,12 @@ import XCTest
 /// and curl) before and after `mappings/save` then `mappings/reset`, and each server reads the
 /// other's saved files back, same names and all.
 final class WireMockMappingIdentityClientTests: XCTestCase {
-    static let root: URL = {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("wiremock-identity-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: root.appendingPathComponent("mappings"), withIntermediateDirectories: true)
-        try? FileManager.default.createDirectory(at: root.appendingPathComponent("__files"), withIntermediateDirectories: true)
-        return root
-    }()
+    static let root = LockedServers.temporaryRoot("wiremock-identity")
 
     private static let servers = LockedServers(root: root)
 
     override class func tearDown() {
-        servers.stop()
-        try? FileManager.default.removeItem(at: root)
+        servers.stop(removing: root)
         super.tearDown()
     }
 

@@ -45,8 +45,7 @@ final class WireMockMatchersDifferentialTests: XCTestCase {
     private static let servers = LockedServers(root: root)
 
     override class func tearDown() {
-        servers.stop()
-        try? FileManager.default.removeItem(at: root)
+        servers.stop(removing: root)
         super.tearDown()
     }
 

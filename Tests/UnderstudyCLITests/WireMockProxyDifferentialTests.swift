@@ -5,18 +5,12 @@ import XCTest
 /// `understudy serve` both forward to an origin (a mapping of WireMock's own that answers only
 /// when the added header arrives), and curl gets the same status, body and Content-Type.
 final class WireMockProxyDifferentialTests: XCTestCase {
-    static let root: URL = {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("wiremock-proxy-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: root.appendingPathComponent("mappings"), withIntermediateDirectories: true)
-        try? FileManager.default.createDirectory(at: root.appendingPathComponent("__files"), withIntermediateDirectories: true)
-        return root
-    }()
+    static let root = LockedServers.temporaryRoot("wiremock-proxy")
 
     private static let servers = LockedServers(root: root)
 
     override class func tearDown() {
-        servers.stop()
-        try? FileManager.default.removeItem(at: root)
+        servers.stop(removing: root)
         super.tearDown()
     }
 

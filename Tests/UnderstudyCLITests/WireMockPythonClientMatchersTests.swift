@@ -6,18 +6,12 @@ import XCTest
 /// `additionalProxyRequestHeaders`, a `{{#if}}` template), and Python's `requests` asks; the
 /// same script prints the same lines against WireMock 2.35.1 and against `understudy serve`.
 final class WireMockPythonClientMatchersTests: XCTestCase {
-    static let root: URL = {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("wiremock-client-matchers-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: root.appendingPathComponent("mappings"), withIntermediateDirectories: true)
-        try? FileManager.default.createDirectory(at: root.appendingPathComponent("__files"), withIntermediateDirectories: true)
-        return root
-    }()
+    static let root = LockedServers.temporaryRoot("wiremock-client-matchers")
 
     private static let servers = LockedServers(root: root, flags: ["--local-response-templating"])
 
     override class func tearDown() {
-        servers.stop()
-        try? FileManager.default.removeItem(at: root)
+        servers.stop(removing: root)
         super.tearDown()
     }
 

@@ -5,18 +5,12 @@ import XCTest
 /// root; a mapping posted to one and saved (`POST /__admin/mappings/save`) answers from the other
 /// after its `POST /__admin/mappings/reset`.
 final class WireMockSavedFilesTests: XCTestCase {
-    static let root: URL = {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("wiremock-saved-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: root.appendingPathComponent("mappings"), withIntermediateDirectories: true)
-        try? FileManager.default.createDirectory(at: root.appendingPathComponent("__files"), withIntermediateDirectories: true)
-        return root
-    }()
+    static let root = LockedServers.temporaryRoot("wiremock-saved")
 
     private static let servers = LockedServers(root: root, flags: ["--local-response-templating"])
 
     override class func tearDown() {
-        servers.stop()
-        try? FileManager.default.removeItem(at: root)
+        servers.stop(removing: root)
         super.tearDown()
     }
 

@@ -68,8 +68,7 @@ final class WireMockTemplatingDifferentialTests: XCTestCase {
     private static let servers = LockedServers(root: root, flags: ["--local-response-templating"])
 
     override class func tearDown() {
-        servers.stop()
-        try? FileManager.default.removeItem(at: root)
+        servers.stop(removing: root)
         super.tearDown()
     }
 

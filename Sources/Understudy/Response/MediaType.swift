@@ -8,16 +8,12 @@ package enum MediaType {
         ImageKind.detect(data)?.mimeType
     }
 
-    /// The type for a file extension, or `application/octet-stream`.
+    /// The type for a file extension, or `application/octet-stream`: an image format's from
+    /// ``ImageKind`` (the one table of image types), the others' from here.
     package static func forExtension(_ ext: String) -> String {
+        if let kind = ImageKind(fileExtension: ext) { return kind.mimeType }
         switch ext.lowercased() {
-        case "png": return "image/png"
-        case "webp": return "image/webp"
-        case "jpg", "jpeg": return "image/jpeg"
-        case "gif": return "image/gif"
         case "svg": return "image/svg+xml"
-        case "avif": return "image/avif"
-        case "heic", "heif": return "image/heic"
         case "json", "har": return "application/json"
         case "txt": return "text/plain; charset=utf-8"
         case "html", "htm": return "text/html; charset=utf-8"
