@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# WireMock-mapped image rows of `make bench-server` (issue 39, SPEC section 19): one WireMock
-# mapping whose `bodyFileName` is templated by a path segment
-# (`images/{{request.pathSegments.[1]}}`), over 1,000 different 4 KB PNGs in the root's
+# WireMock-mapped image rows of `make bench-server` (SPEC sections 19 and 22): one WireMock
+# mapping whose `bodyFileName` is chosen by a condition and a path segment
+# (`images/{{#if (eq request.pathSegments.[0] 'images')}}{{request.pathSegments.[1]}}{{else}}...`),
+# as mapping files choose images, over 1,000 different 4 KB PNGs in the root's
 # `__files/images/`, served by `understudy serve --root-dir` and by WireMock 2.35.1 itself
 # (`--root-dir --local-response-templating`) from the same root. wrk walks the 1,000 URLs in
 # turn on every connection (a Lua script, each thread from its own start), at -c16 and -c64,
@@ -67,7 +68,8 @@ python3 Benchmarks/server/make_feed.py "$work/root/__files/images" "$feed_size" 
 mkdir -p "$work/root/mappings"
 cat >"$work/root/mappings/images.json" <<'JSON'
 { "request": { "method": "GET", "urlPathPattern": "/images/[0-9]+\\.png" },
-  "response": { "status": 200, "bodyFileName": "images/{{request.pathSegments.[1]}}",
+  "response": { "status": 200,
+                "bodyFileName": "images/{{#if (eq request.pathSegments.[0] 'images')}}{{request.pathSegments.[1]}}{{else}}0000.png{{/if}}",
                 "headers": { "Content-Type": "image/png" }, "transformers": ["response-template"] } }
 JSON
 cat >"$work/images.lua" <<LUA
@@ -114,7 +116,7 @@ run_wrk() {
 
 echo
 echo "Servers: understudy :$understudy_port (pid $understudy_pid), WireMock 2.35.1 :$wiremock_port (request journal on, cleared before each run)"
-echo "Row: one mapping, bodyFileName templated by path segment, $feed_size different 4 KB PNGs; wrk -t2 -c{16,64} -d${duration}s, $rounds rounds"
+echo "Row: one mapping, bodyFileName chosen by {{#if}} and a path segment, $feed_size different 4 KB PNGs; wrk -t2 -c{16,64} -d${duration}s, $rounds rounds"
 for s in understudy wiremock; do
     secs="$warmup"
     if [ "$s" = wiremock ]; then secs=$((warmup * 2)); fi   # let the JIT compile the hot path
