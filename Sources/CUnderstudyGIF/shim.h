@@ -209,9 +209,20 @@ fail:
 /// Writes one full-canvas image: `indices` (width * height), `palette` (`count` RGB triples, at
 /// most 256), a transparent index or -1, a delay in hundredths of a second and a disposal mode.
 /// Returns 1, or 0 with `*error`.
+static inline int usd_gif_put_frame_at(GifFileType *gif, const uint8_t *indices, int left, int top, int width, int height,
+                                       const uint8_t *palette, int count, int transparent_index,
+                                       int delay_cs, int disposal, int *error);
+
 static inline int usd_gif_put_frame(GifFileType *gif, const uint8_t *indices, int width, int height,
                                     const uint8_t *palette, int count, int transparent_index,
                                     int delay_cs, int disposal, int *error) {
+    return usd_gif_put_frame_at(gif, indices, 0, 0, width, height, palette, count, transparent_index, delay_cs, disposal, error);
+}
+
+/// One frame at (left, top) of the screen: a sub-rectangle, as the animation hazards need.
+static inline int usd_gif_put_frame_at(GifFileType *gif, const uint8_t *indices, int left, int top, int width, int height,
+                                       const uint8_t *palette, int count, int transparent_index,
+                                       int delay_cs, int disposal, int *error) {
     GraphicsControlBlock gcb;
     gcb.DisposalMode = disposal;
     gcb.UserInputFlag = false;
@@ -236,7 +247,7 @@ static inline int usd_gif_put_frame(GifFileType *gif, const uint8_t *indices, in
             map->Colors[i].Red = map->Colors[i].Green = map->Colors[i].Blue = 0;
         }
     }
-    int ok = EGifPutImageDesc(gif, 0, 0, width, height, false, map) != GIF_ERROR;
+    int ok = EGifPutImageDesc(gif, left, top, width, height, false, map) != GIF_ERROR;
     GifFreeMapObject(map);
     for (int y = 0; ok && y < height; y++) {
         ok = EGifPutLine(gif, (GifPixelType *)(indices + (size_t)y * width), width) != GIF_ERROR;
