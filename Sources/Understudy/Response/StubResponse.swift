@@ -96,6 +96,12 @@ public struct StubResponse: Sendable {
         get { storage.value.pieces }
         set { writable.value.pieces = newValue }
     }
+    /// The hazard the registry answers for, at match time, when this response stands for a
+    /// stateful one (a cache hazard, or `negotiated-without-vary`).
+    var statefulHazard: Hazard? {
+        get { storage.value.statefulHazard }
+        set { writable.value.statefulHazard = newValue }
+    }
     /// When this response was made (for a registered response or a stub file's, when it was
     /// loaded): the `Last-Modified` of bodies not read from a file.
     var madeAt: Date { storage.value.madeAt }
@@ -116,6 +122,9 @@ public struct StubResponse: Sendable {
         var pause: BodyPause?
         var network: NetworkProfile?
         var pieces: BodyPieces?
+        /// A hazard whose answer depends on the request or on its URL's earlier requests,
+        /// chosen by the registry when it matches (see ``hazard(_:)``).
+        var statefulHazard: Hazard?
         let madeAt = Date()
     }
 

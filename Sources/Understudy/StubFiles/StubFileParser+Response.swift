@@ -5,10 +5,10 @@ internal import Yams
 extension StubFileParser {
     static let responseKeys = [
         "status", "headers", "body", "json", "base64", "file", "image", "redirect", "fault", "forward", "transcode",
-        "truncateAfter", "delay", "bandwidth", "network", "pieces", "cache", "ranges", "pause",
+        "truncateAfter", "delay", "bandwidth", "network", "pieces", "cache", "ranges", "pause", "hazard",
     ]
     /// The keys that each give the response's body; a response has at most one.
-    static let bodyKeys = ["body", "json", "base64", "file", "image", "redirect", "fault", "forward"]
+    static let bodyKeys = ["body", "json", "base64", "file", "image", "redirect", "fault", "forward", "hazard"]
 
     /// One `response:` mapping (`null` or `{}`: an empty 200). `nil` (reported) when invalid.
     mutating func parseResponse(_ node: Node, path: String) -> StubResponse? {
@@ -130,6 +130,8 @@ extension StubFileParser {
             return .failure(fault)
         case "forward":
             return parseForward(node, path: path)
+        case "hazard":
+            return parseHazard(node, path: path)
         default:
             preconditionFailure("body key '\(key)' is not handled")
         }
