@@ -186,14 +186,22 @@ static inline int usd_gif_sink_write(GifFileType *gif, const GifByteType *data, 
 /// Starts a GIF89a of `width` x `height` with no global colour table (each frame carries its
 /// own); with `looping`, a NETSCAPE2.0 extension that repeats for ever. Returns NULL with
 /// `*error` on failure; finish with usd_gif_finish.
+static inline GifFileType *usd_gif_open_writer_loop(usd_gif_sink *sink, int width, int height, int loop_count, int *error);
+
 static inline GifFileType *usd_gif_open_writer(usd_gif_sink *sink, int width, int height, int looping, int *error) {
+    return usd_gif_open_writer_loop(sink, width, height, looping ? 0 : -1, error);
+}
+
+/// A writer whose NETSCAPE2.0 extension gives `loop_count` (0: for ever); none when it is
+/// negative, so the animation plays once.
+static inline GifFileType *usd_gif_open_writer_loop(usd_gif_sink *sink, int width, int height, int loop_count, int *error) {
     *error = 0;
     GifFileType *gif = EGifOpen(sink, usd_gif_sink_write, error);
     if (gif == NULL) return NULL;
     EGifSetGifVersion(gif, true);
     if (EGifPutScreenDesc(gif, width, height, 8, 0, NULL) == GIF_ERROR) goto fail;
-    if (looping) {
-        static const GifByteType loop[3] = { 1, 0, 0 };
+    if (loop_count >= 0) {
+        const GifByteType loop[3] = { 1, (GifByteType)(loop_count & 0xFF), (GifByteType)((loop_count >> 8) & 0xFF) };
         if (EGifPutExtensionLeader(gif, APPLICATION_EXT_FUNC_CODE) == GIF_ERROR ||
             EGifPutExtensionBlock(gif, 11, "NETSCAPE2.0") == GIF_ERROR ||
             EGifPutExtensionBlock(gif, 3, loop) == GIF_ERROR ||

@@ -1,14 +1,18 @@
 import Foundation
 
-/// gzip and zlib ("deflate") streams made of stored deflate blocks: valid for every decoder,
-/// the same bytes on every platform, and written without zlib, which builds without the C
-/// codecs do not link. The bytes are not smaller; the hazards are about the labels.
-enum ContentCoding: String, Sendable, CaseIterable {
+/// A content coding a stub wraps its body in (``StubResponse/encoded(_:labelled:)``): gzip and
+/// zlib ("deflate") streams made of stored deflate blocks, valid for every decoder, the same
+/// bytes on every platform, and written without zlib, which builds without the C codecs do not
+/// link. The bytes are not smaller; the hazards are about the labels.
+public enum ContentCoding: String, Sendable, CaseIterable {
+    /// RFC 1952 gzip.
     case gzip
+    /// RFC 1950 zlib, which HTTP calls `deflate`.
     case deflate
 
     /// `data` wrapped in this coding's stream.
-    func encode(_ data: Data) -> Data {
+    /// - Parameter data: The bytes to wrap.
+    public func encode(_ data: Data) -> Data {
         let bytes = [UInt8](data)
         switch self {
         case .gzip:

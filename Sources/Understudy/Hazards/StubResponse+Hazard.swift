@@ -92,6 +92,23 @@ extension StubResponse {
         }
     }
 
+    /// The same response with its body wrapped in `coding`, as `encoding:` in stub files does:
+    /// with `Content-Encoding` when `labelled` (a client must decode it), without it when not
+    /// (the `gzip-unlabelled` hazard: a client sees gzip bytes under the body's own type).
+    ///
+    /// ```swift
+    /// .file(avatarPNG).encoded(.gzip)                    // gzip-encoded
+    /// .file(avatarPNG).encoded(.gzip, labelled: false)   // gzip-unlabelled
+    /// ```
+    /// - Parameters:
+    ///   - coding: gzip or deflate.
+    ///   - labelled: Whether `Content-Encoding` names the coding.
+    public func encoded(_ coding: ContentCoding, labelled: Bool = true) -> StubResponse {
+        var copy = self.ranges(false)
+        copy.contentCoding = (coding, labelled)
+        return copy
+    }
+
     /// The login page of `captive-portal`, and the bodies of the HTML hazards.
     static func hazardPage(_ title: String, _ text: String) -> String {
         "<!doctype html>\n<html><head><title>\(title)</title></head><body><h1>\(title)</h1><p>\(text)</p></body></html>\n"

@@ -96,6 +96,11 @@ public struct StubResponse: Sendable {
         get { storage.value.pieces }
         set { writable.value.pieces = newValue }
     }
+    /// The content coding ``encoded(_:labelled:)`` wraps the body in, if any.
+    var contentCoding: (coding: ContentCoding, labelled: Bool)? {
+        get { storage.value.contentCoding }
+        set { writable.value.contentCoding = newValue }
+    }
     /// The hazard the registry answers for, at match time, when this response stands for a
     /// stateful one (a cache hazard, or `negotiated-without-vary`).
     var statefulHazard: Hazard? {
@@ -125,6 +130,8 @@ public struct StubResponse: Sendable {
         /// A hazard whose answer depends on the request or on its URL's earlier requests,
         /// chosen by the registry when it matches (see ``hazard(_:)``).
         var statefulHazard: Hazard?
+        /// The content coding the body is wrapped in, and whether `Content-Encoding` says so.
+        var contentCoding: (coding: ContentCoding, labelled: Bool)?
         let madeAt = Date()
     }
 

@@ -40,7 +40,8 @@ extension StubFileParser {
         let expected = "{file: path, as: format}, {base64: bytes, as: format} or {generate: {width, height, pattern}, as: format}"
         let issuesBefore = issues.count
         guard let fields = entries(
-            node, path, allowed: ["file", "base64", "generate", "as", "quality", "speed", "formats", "resize", "damage"], expected: expected
+            node, path, allowed: ["file", "base64", "generate", "as", "quality", "speed", "formats", "resize", "damage"] + Self.imageVariantKeys,
+            expected: expected
         ) else {
             return nil
         }
@@ -55,6 +56,8 @@ extension StubFileParser {
         var formats: (kinds: [ImageKind], node: Node, path: String)?
         var resize: StubResponse.Resize?
         var damage: ImageDamage?
+        var variant = ImageVariant()
+        var variantNodes: VariantNodes = [:]
 
         for field in fields {
             let fieldPath = join(path, field.key)
@@ -110,6 +113,8 @@ extension StubFileParser {
                     continue
                 }
                 damage = kind
+            case _ where Self.imageVariantKeys.contains(field.key):
+                parseVariantKey(field.key, field.value, fieldPath, into: &variant, nodes: &variantNodes)
             default:
                 preconditionFailure("key '\(field.key)' is allowed but not handled")
             }
@@ -162,6 +167,10 @@ extension StubFileParser {
         if let asNode, let problem = Self.encodingProblem(format) {
             report(asNode.node, asNode.path, problem)
             return nil
+        }
+        if !variant.isEmpty {
+            let name = formatName == "jpeg-progressive" ? "jpeg-progressive" : formatName
+            return variantImage(variant, nodes: variantNodes, source: source, formatName: name, quality: quality?.value, resize: resize, damage: damage)
         }
         return .image(source, as: format, resize: resize, damage: damage)
     }

@@ -25,6 +25,10 @@ enum HazardCodec {
         throw ImageError.cannotEncode(.gif)
     }
 
+    static func gif(_ frames: [RGBAImage], delays: [Int], loopCount: Int?) throws -> Data {
+        throw ImageError.cannotEncode(.gif)
+    }
+
     static func gif(placed frames: [(image: RGBAImage, left: Int, top: Int, delay: Int)], width: Int, height: Int, looping: Bool) throws -> Data {
         throw ImageError.cannotEncode(.gif)
     }

@@ -37,15 +37,16 @@ enum HazardBombs {
 
     /// A 16 x 16 baseline JPEG whose SOF0 is rewritten to declare 30000 x 30000: the data then
     /// ends after the first few blocks, long before the declared image does.
-    static func jpeg(from small: Data) -> Data {
+    static func jpeg(from small: Data, width: Int = side, height: Int = side) -> Data {
         var bytes = [UInt8](small)
         var index = 2
         while index + 9 < bytes.count, bytes[index] == 0xFF {
             let marker = bytes[index + 1]
             let length = Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
             if marker == 0xC0 || marker == 0xC2 {
-                bytes[index + 5...index + 6] = ArraySlice(be16(UInt16(side)))
-                bytes[index + 7...index + 8] = ArraySlice(be16(UInt16(side)))
+                // SOF stores the height first.
+                bytes[index + 5...index + 6] = ArraySlice(be16(UInt16(height)))
+                bytes[index + 7...index + 8] = ArraySlice(be16(UInt16(width)))
                 break
             }
             index += 2 + length
@@ -70,13 +71,33 @@ enum HazardBombs {
 
     /// `png` with a `tEXt` chunk of 256 KB (keyword `Comment`) right after IHDR, ahead of
     /// every IDAT: a decoder that buffers metadata before the first pixel holds it all.
-    static func metadataFirst(_ png: Data) -> Data {
+    static func metadataFirst(_ png: Data, bytes count: Int = 256 * 1024) -> Data {
         let bytes = [UInt8](png)
         // Signature (8) and IHDR (4 + 4 + 13 + 4).
         let afterHeader = 8 + 25
-        let text = [UInt8](repeating: UInt8(ascii: "x"), count: 256 * 1024)
+        let text = [UInt8](repeating: UInt8(ascii: "x"), count: count)
         let metadata = chunk("tEXt", Array("Comment".utf8) + [0] + text)
         return Data(bytes[..<afterHeader] + metadata + bytes[afterHeader...])
+    }
+
+    /// `data` (PNG, JPEG or GIF) with its header rewritten to declare `size`: a larger size
+    /// makes the data end early, as the bombs do.
+    static func declaring(_ size: (width: Int, height: Int), in data: Data, kind: ImageKind) -> Data {
+        var bytes = [UInt8](data)
+        switch kind {
+        case .png where bytes.count >= 33:
+            bytes[16..<24] = ArraySlice(be32(UInt32(size.width)) + be32(UInt32(size.height)))
+            bytes[29..<33] = ArraySlice(be32(CRC32.checksum(bytes[12..<29])))
+        case .gif where bytes.count >= 10:
+            bytes[6..<10] = ArraySlice(le16(UInt16(size.width)) + le16(UInt16(size.height)))
+            // The first image descriptor still gives the frame's own size: a small frame on a
+            // large screen, which GIF allows.
+        case .jpeg:
+            return jpeg(from: data, width: size.width, height: size.height)
+        default:
+            break
+        }
+        return Data(bytes)
     }
 
     private static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {

@@ -147,7 +147,7 @@ enum GIFCodec {
 
     /// A still GIF.
     static func encode(_ image: RGBAImage) throws -> Data {
-        try encode([image], delays: [0], looping: false)
+        try encode([image], delays: [0], loopCount: nil)
     }
 
     /// A looping animated GIF of equally sized frames, each shown for `frameDuration` rounded
@@ -155,17 +155,22 @@ enum GIFCodec {
     static func encodeAnimation(_ frames: [RGBAImage], frameDuration: Duration) throws -> Data {
         guard !frames.isEmpty else { throw ImageError(.invalidArgument, "an animation needs at least 1 frame") }
         let delay = max(2, Int((Double(frameDuration.milliseconds) / 10).rounded()))
-        return try encode(frames, delays: Array(repeating: min(delay, 65535), count: frames.count), looping: true)
+        return try encode(frames, delays: Array(repeating: min(delay, 65535), count: frames.count), loopCount: 0)
     }
 
     /// An animated GIF with a delay of its own for each frame, in hundredths of a second, taken
     /// as given (0 and 1 included, which browsers clamp), looping for ever or, without the
     /// NETSCAPE2.0 extension, played once: what the animation hazards need.
     static func encode(_ frames: [RGBAImage], delays: [Int], looping: Bool) throws -> Data {
+        try encode(frames, delays: delays, loopCount: looping ? 0 : nil)
+    }
+
+    /// The same with a NETSCAPE2.0 loop count of its own (0: for ever; `nil`: no extension).
+    static func encode(_ frames: [RGBAImage], delays: [Int], loopCount: Int?) throws -> Data {
         guard !frames.isEmpty, delays.count == frames.count else {
             throw ImageError(.invalidArgument, "an animation needs at least 1 frame and one delay per frame")
         }
-        return try encodeFrames(frames, delays: delays, looping: looping)
+        return try encodeFrames(frames, delays: delays, loopCount: loopCount)
     }
 
     /// giflib's writer and the memory it writes to, freed with their owner.
@@ -173,11 +178,16 @@ enum GIFCodec {
         private let sink: UnsafeMutablePointer<usd_gif_sink>
         private var gif: UnsafeMutablePointer<GifFileType>?
 
-        init(width: Int, height: Int, looping: Bool) throws {
+        convenience init(width: Int, height: Int, looping: Bool) throws {
+            try self.init(width: width, height: height, loopCount: looping ? 0 : nil)
+        }
+
+        /// `loopCount` 0 loops for ever; `nil` writes no loop extension (played once).
+        init(width: Int, height: Int, loopCount: Int?) throws {
             sink = .allocate(capacity: 1)
             sink.initialize(to: usd_gif_sink(bytes: nil, size: 0, capacity: 0, failed: 0))
             var error: Int32 = 0
-            gif = usd_gif_open_writer(sink, Int32(width), Int32(height), looping ? 1 : 0, &error)
+            gif = usd_gif_open_writer_loop(sink, Int32(width), Int32(height), Int32(loopCount ?? -1), &error)
             if gif == nil { throw GIFCodec.encodingError(error, stage: "EGifPutScreenDesc") }
         }
 
@@ -228,7 +238,7 @@ enum GIFCodec {
         return try writer.finish()
     }
 
-    private static func encodeFrames(_ frames: [RGBAImage], delays: [Int], looping: Bool) throws -> Data {
+    private static func encodeFrames(_ frames: [RGBAImage], delays: [Int], loopCount: Int?) throws -> Data {
         let first = frames[0]
         guard first.width <= maxDimension, first.height <= maxDimension else {
             throw ImageError(
@@ -236,7 +246,7 @@ enum GIFCodec {
                 "cannot encode a \(first.width)x\(first.height) image as GIF: GIF allows at most \(maxDimension)x\(maxDimension) pixels"
             )
         }
-        let writer = try Writer(width: first.width, height: first.height, looping: looping)
+        let writer = try Writer(width: first.width, height: first.height, loopCount: loopCount)
         for (frame, delay) in zip(frames, delays) {
             let quantized = GIFPalette.quantize(frame)
             // A frame with holes must clear the previous one, or it would show through them.

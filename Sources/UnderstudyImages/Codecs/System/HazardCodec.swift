@@ -84,6 +84,11 @@ enum HazardCodec {
         try GIFCodec.encode(frames, delays: delays, looping: looping)
     }
 
+    /// An animated GIF with a delay per frame and a loop count of its own (`nil`: none).
+    static func gif(_ frames: [RGBAImage], delays: [Int], loopCount: Int?) throws -> Data {
+        try GIFCodec.encode(frames, delays: delays, loopCount: loopCount)
+    }
+
     /// A GIF of frames placed on a `width` x `height` screen (giflib writes the sub-rectangles).
     static func gif(placed frames: [(image: RGBAImage, left: Int, top: Int, delay: Int)], width: Int, height: Int, looping: Bool) throws -> Data {
         try GIFCodec.encode(placed: frames, width: width, height: height, looping: looping)
