@@ -54,7 +54,9 @@ enum HazardGallery {
             let path = hazard.path(under: mount)
             let outcome = outcome(of: hazard)
             let source = loadsOnClick(hazard) ? "data-src=\"\(escape(path))\"" : "src=\"\(escape(path))\""
-            html += "<section class=\"hazard\" data-hazard=\"\(hazard.name)\" data-group=\"\(hazard.group)\" data-outcome=\"\(outcome.rawValue)\">\n"
+            // An animation played once is judged by its last frame: after it has played.
+            let settle = hazard == .animationPartialFrames ? " data-settle=\"1500\"" : ""
+            html += "<section class=\"hazard\" data-hazard=\"\(hazard.name)\" data-group=\"\(hazard.group)\" data-outcome=\"\(outcome.rawValue)\"\(settle)>\n"
             html += "  <h3>\(hazard.name) <span class=\"badge\">\(outcome == .none ? "not judged here" : "pending")</span></h3>\n"
             html += "  <p>\(escape(hazard.summary))</p>\n  <p><em>\(escape(hazard.correctBehaviour))</em></p>\n"
             html += "  <img class=\"actual\" alt=\"\(hazard.name)\" \(source)>\n"
@@ -111,6 +113,8 @@ enum HazardGallery {
       if (outcome === 'error') { mark(section, shown ? 'fail' : 'pass'); return; }
       const expected = section.querySelector('img.expected');
       if (!shown || !(await loaded(expected))) { mark(section, 'fail'); return; }
+      const settle = Number(section.dataset.settle || 0);
+      if (settle) await new Promise((resolve) => setTimeout(resolve, settle));
       mark(section, matches(actual, expected) ? 'pass' : 'fail');
     }
 
