@@ -3,6 +3,7 @@ import Understudy
 import UnderstudyImages
 import UnderstudyServer
 import XCTest
+import UnderstudyTestSupport
 
 /// The hazard gallery in a real browser: headless Chromium opens `/__admin/hazards` and the
 /// page itself judges each hazard Chromium loads against its expected image.
@@ -30,6 +31,7 @@ final class HazardGalleryChromiumTests: XCTestCase {
     }
 
     func testChromiumPassesThePixelHazardsItHandlesAndASwappedExpectedImageFails() async throws {
+        try requireEncoding(.jpeg, .webp, .gif)
         let registry = StubRegistry()
         registry.stubHazards(under: "/hazards")
         try await withServer(registry) { server in

@@ -3,6 +3,7 @@ import Understudy
 import UnderstudyImages
 import UnderstudyServer
 import XCTest
+import UnderstudyTestSupport
 
 /// The hazards over real sockets as curl sees them (SPEC 20): header hazards' status, headers
 /// and bytes, gzip decoded by `--compressed`, the cache hazards' request numbers and
@@ -57,7 +58,11 @@ final class HazardServerTests: XCTestCase {
             XCTAssertEqual(longer.status, 18, "curl: transfer closed with outstanding read data remaining")
             XCTAssertEqual(longer.stdout.count, png.count / 2)
             let mismatch = try fetch(base + "/hazards/extension-mismatch.jpg")
-            XCTAssertEqual(ImageKind.detect(mismatch.body), .webp)
+            if ImageKind.webp.canEncode {
+                XCTAssertEqual(ImageKind.detect(mismatch.body), .webp)
+            } else {
+                XCTAssertEqual(mismatch.status, 500, "a build without libwebp says it cannot encode WebP")
+            }
         }
     }
 
@@ -96,6 +101,28 @@ final class HazardServerTests: XCTestCase {
             let script = try fetch(base + "/__admin/hazards.js")
             XCTAssertEqual(script.headers["content-type"], "text/javascript; charset=utf-8")
             XCTAssertTrue(String(decoding: script.body, as: UTF8.self).contains("dataset.verdict"))
+        }
+    }
+
+    /// SPEC 18: where this build cannot encode a hazard's format, the hazard answers 500 with
+    /// the clear "cannot encode" error, and stub files refuse it at load; with the C codecs it
+    /// is served.
+    func testAHazardThisBuildCannotEncodeGivesTheCannotEncodeError() async throws {
+        try await hazardServer { _, base in
+            let answer = try fetch(base + "/hazards/orientation-6")
+            if ImageKind.jpeg.canEncode {
+                XCTAssertEqual(answer.status, 200)
+                XCTAssertEqual(ImageKind.detect(answer.body), .jpeg)
+            } else {
+                XCTAssertEqual(answer.status, 500)
+                XCTAssertTrue(String(decoding: answer.body, as: UTF8.self).contains("cannot encode JPEG"), String(decoding: answer.body, as: UTF8.self))
+                XCTAssertThrowsError(try Hazard.orientation6.imageData()) { error in
+                    XCTAssertEqual((error as? ImageError)?.code, .unsupportedFormat)
+                }
+            }
+            // PNG bombs and the header hazards' PNGs are written in every build.
+            XCTAssertEqual(try fetch(base + "/hazards/bomb-png").status, 200)
+            XCTAssertEqual(try fetch(base + "/hazards/content-type-wrong").status, 200)
         }
     }
 }
