@@ -3,7 +3,7 @@ import Understudy
 import UnderstudyImages
 
 /// Records an issue unless `image`, as the client under test decoded it, is what a correct
-/// client shows for `hazard` (``Hazard/expected``) within `tolerance` levels a channel; the
+/// client shows for `hazard` (`Hazard.expected`) within `tolerance` levels a channel; the
 /// issue names the hazard, its correct behaviour and the difference.
 ///
 /// ```swift

@@ -3,7 +3,7 @@ import UnderstudyImages
 import XCTest
 
 /// Asserts that `image`, as the client under test decoded it, is what a correct client shows
-/// for `hazard` (``Hazard/expected``), within `tolerance` levels a channel; fails with the
+/// for `hazard` (`Hazard.expected`), within `tolerance` levels a channel; fails with the
 /// hazard's name, its correct behaviour and the difference.
 ///
 /// ```swift

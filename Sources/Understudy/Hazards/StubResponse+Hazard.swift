@@ -3,7 +3,7 @@ import UnderstudyImages
 
 extension StubResponse {
     /// A hazard of SPEC 20's catalogue: the bytes and headers that break image clients, served
-    /// on purpose (see ``Hazard``).
+    /// on purpose (see `Hazard` in UnderstudyImages).
     ///
     /// Pixel and memory hazards serve their image bytes; header hazards their status, headers
     /// and body as the catalogue describes. Cache hazards (and `negotiated-without-vary`)
