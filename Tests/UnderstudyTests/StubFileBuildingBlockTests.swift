@@ -128,4 +128,21 @@ final class StubFileBuildingBlockTests: XCTestCase {
             "Stubs/a.yaml:4: stubs[0].response.encoding: unknown encoding 'br'; expected gzip or deflate",
         ])
     }
+
+    func testFrameDurationZeroIsWrittenAsGivenForGIFAndRefusedForOtherFormats() async throws {
+        let animated = "generate: { width: 16, height: 16, pattern: checkerboard, frames: 2, frameDuration: 0ms }"
+        let gif = try await serve("{ \(animated), as: gif }")
+        let bytes = [UInt8](gif.body)
+        // Each graphic control extension: 21 F9 04, flags, then the delay (little-endian).
+        var delays: [Int] = []
+        var index = 0
+        while let range = bytes[index...].firstRange(of: [0x21, 0xF9, 0x04]) {
+            delays.append(Int(bytes[range.upperBound + 1]) | Int(bytes[range.upperBound + 2]) << 8)
+            index = range.upperBound
+        }
+        XCTAssertEqual(delays, [0, 0])
+        XCTAssertEqual(try issues("{ \(animated), as: webp }"), [
+            "Stubs/a.yaml:3: stubs[0].response.image.as: frameDuration 0ms is written for as: gif only; found as: webp",
+        ])
+    }
 }

@@ -168,9 +168,16 @@ extension StubFileParser {
             report(asNode.node, asNode.path, problem)
             return nil
         }
+        if case .animated(_, _, _, _, let duration) = source, duration == .zero {
+            // Only GIF stores a delay of 0 as given; the other encoders need at least 1ms.
+            guard formatName == "gif" else {
+                report(asNode?.node ?? node, asNode?.path ?? path, "frameDuration 0ms is written for as: gif only; found as: \(formatName)")
+                return nil
+            }
+            return variantImage(variant, nodes: variantNodes, at: (node, path), source: source, formatName: formatName, quality: nil, resize: resize, damage: damage)
+        }
         if !variant.isEmpty {
-            let name = formatName == "jpeg-progressive" ? "jpeg-progressive" : formatName
-            return variantImage(variant, nodes: variantNodes, source: source, formatName: name, quality: quality?.value, resize: resize, damage: damage)
+            return variantImage(variant, nodes: variantNodes, at: (node, path), source: source, formatName: formatName, quality: quality?.value, resize: resize, damage: damage)
         }
         return .image(source, as: format, resize: resize, damage: damage)
     }
@@ -310,8 +317,9 @@ extension StubFileParser {
                 frames = value
             case "frameDuration":
                 guard let text = string(field.value, fieldPath, expected: "a duration like 100ms") else { continue }
-                guard let value = Delay.parseDuration(text), value >= .milliseconds(1) else {
-                    report(field.value, fieldPath, "invalid frame duration '\(text)'; expected at least 1ms, like 100ms or 0.5s")
+                // 0ms is allowed: browsers clamp it, and the zero-delay hazard is about that.
+                guard let value = Delay.parseDuration(text), value >= .zero else {
+                    report(field.value, fieldPath, "invalid frame duration '\(text)'; expected 0ms or more, like 100ms or 0.5s")
                     continue
                 }
                 frameDuration = (value, field.value, fieldPath)

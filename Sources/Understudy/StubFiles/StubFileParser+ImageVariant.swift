@@ -86,10 +86,10 @@ extension StubFileParser {
     /// The image with the building blocks applied, written now: a refusal or a codec's error
     /// is a load error naming the key, not a 500 at the first request.
     mutating func variantImage(
-        _ variant: ImageVariant, nodes: VariantNodes, source: ImageSource, formatName: String, quality: Int?,
-        resize: StubResponse.Resize?, damage: ImageDamage?
+        _ variant: ImageVariant, nodes: VariantNodes, at image: (node: Node, path: String), source: ImageSource, formatName: String,
+        quality: Int?, resize: StubResponse.Resize?, damage: ImageDamage?
     ) -> StubResponse? {
-        let first = variant.keys.compactMap { nodes[$0] }.first!
+        let first = variant.keys.compactMap { nodes[$0] }.first ?? image
         let kinds = ["png": ImageKind.png, "jpeg": .jpeg, "gif": .gif]
         guard let kind = kinds[formatName] else {
             report(first.node, first.path, "building-block keys (\(variant.keys.joined(separator: ", "))) need as: png, jpeg or gif; found as: \(formatName)")
@@ -102,7 +102,7 @@ extension StubFileParser {
             refused = true
         }
         if resize != nil || damage != nil {
-            report(first.node, first.path, "building-block keys cannot be combined with resize or damage; expected one or the other")
+            report(first.node, first.path, "building-block keys and frameDuration 0ms cannot be combined with resize or damage; expected one or the other")
             refused = true
         }
         guard !refused else { return nil }
@@ -119,7 +119,8 @@ extension StubFileParser {
             let data = try variant.encode(frames, frameMilliseconds: milliseconds, as: kind, quality: quality ?? Self.defaultJPEGQuality)
             return .data(data, contentType: kind.mimeType)
         } catch {
-            report(first.node, first.path, "cannot write the image with \(variant.keys.joined(separator: ", ")): \(error)")
+            let what = variant.keys.isEmpty ? "frameDuration 0ms" : variant.keys.joined(separator: ", ")
+            report(first.node, first.path, "cannot write the image with \(what): \(error)")
             return nil
         }
     }
