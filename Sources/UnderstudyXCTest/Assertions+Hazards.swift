@@ -14,6 +14,8 @@ import XCTest
 ///   - image: The decoded pixels.
 ///   - hazard: The hazard the image was loaded from.
 ///   - tolerance: The largest channel difference allowed (JPEG hazards need about 12).
+///   - file: Where the failure is reported; leave the default (the caller's file).
+///   - line: Where the failure is reported; leave the default (the caller's line).
 public func XCTAssertImage(
     _ image: RGBAImage, matches hazard: Hazard, tolerance: Int = 12,
     file: StaticString = #filePath, line: UInt = #line

@@ -12,7 +12,7 @@ extension HazardCatalogue {
     /// ```
     /// - Parameter directory: Where to write; created when missing.
     /// - Returns: The files written, in catalogue order.
-    /// - Throws: ``ImageError`` where this build cannot encode a hazard's format (SPEC 18),
+    /// - Throws: `ImageError` where this build cannot encode a hazard's format (SPEC 18),
     ///   or the file system's error.
     @discardableResult
     public static func write(to directory: URL) throws -> [URL] {
