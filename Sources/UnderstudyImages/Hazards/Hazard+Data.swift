@@ -1,4 +1,5 @@
 import Foundation
+import UnderstudySupport
 
 extension Hazard {
     /// The image a correct client displays, as RGBA; `nil` where the outcome is not pixels
@@ -24,6 +25,19 @@ extension Hazard {
     /// - Throws: ``ImageError`` with code `.unsupportedFormat` where this build cannot encode
     ///   the format the hazard needs (SPEC 18): JPEG hazards and most others need the C codecs.
     public func imageData() throws -> Data {
+        // The bytes never change (deterministic), and the heavy animations take a while to
+        // encode: `stubHazards` and every `reset()` would otherwise encode them again.
+        if let kept = Self.encoded.withLock({ $0[self] }) { return kept }
+        let data = try freshImageData()
+        Self.encoded.withLock { $0[self] = data }
+        return data
+    }
+
+    /// Each hazard's bytes once encoded, for the life of the process (about 700 KB in all).
+    private static let encoded = LockedState<[Hazard: Data]>([:])
+
+    /// The bytes encoded now, bypassing the kept ones: what the determinism tests compare.
+    package func freshImageData() throws -> Data {
         if let orientation {
             return try Self.exifJPEG(orientation: orientation, thumbnailOrientation: nil)
         }
