@@ -134,7 +134,7 @@ let package = Package(
             ]
         ),
         .target(name: "UnderstudyURLProtocol", dependencies: ["Understudy", "UnderstudySupport"]),
-        .target(name: "UnderstudyXCTest", dependencies: ["Understudy", "UnderstudyURLProtocol"]),
+        .target(name: "UnderstudyXCTest", dependencies: ["Understudy", "UnderstudyImages", "UnderstudyURLProtocol"]),
         .target(name: "UnderstudyHAR", dependencies: ["Understudy", "UnderstudySupport", "UnderstudyImages"]),
         // Drives a running server over its admin API: Foundation only, so it builds everywhere.
         .target(name: "UnderstudyClient", dependencies: ["Understudy"]),
@@ -197,7 +197,7 @@ let package = Package(
         ),
         .testTarget(
             name: "UnderstudyXCTestTests",
-            dependencies: ["Understudy", "UnderstudyURLProtocol", "UnderstudyXCTest"]
+            dependencies: ["Understudy", "UnderstudyImages", "UnderstudyURLProtocol", "UnderstudyXCTest"]
         ),
         .testTarget(
             name: "UnderstudyServerTests",

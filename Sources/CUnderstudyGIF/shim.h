@@ -186,14 +186,22 @@ static inline int usd_gif_sink_write(GifFileType *gif, const GifByteType *data, 
 /// Starts a GIF89a of `width` x `height` with no global colour table (each frame carries its
 /// own); with `looping`, a NETSCAPE2.0 extension that repeats for ever. Returns NULL with
 /// `*error` on failure; finish with usd_gif_finish.
+static inline GifFileType *usd_gif_open_writer_loop(usd_gif_sink *sink, int width, int height, int loop_count, int *error);
+
 static inline GifFileType *usd_gif_open_writer(usd_gif_sink *sink, int width, int height, int looping, int *error) {
+    return usd_gif_open_writer_loop(sink, width, height, looping ? 0 : -1, error);
+}
+
+/// A writer whose NETSCAPE2.0 extension gives `loop_count` (0: for ever); none when it is
+/// negative, so the animation plays once.
+static inline GifFileType *usd_gif_open_writer_loop(usd_gif_sink *sink, int width, int height, int loop_count, int *error) {
     *error = 0;
     GifFileType *gif = EGifOpen(sink, usd_gif_sink_write, error);
     if (gif == NULL) return NULL;
     EGifSetGifVersion(gif, true);
     if (EGifPutScreenDesc(gif, width, height, 8, 0, NULL) == GIF_ERROR) goto fail;
-    if (looping) {
-        static const GifByteType loop[3] = { 1, 0, 0 };
+    if (loop_count >= 0) {
+        const GifByteType loop[3] = { 1, (GifByteType)(loop_count & 0xFF), (GifByteType)((loop_count >> 8) & 0xFF) };
         if (EGifPutExtensionLeader(gif, APPLICATION_EXT_FUNC_CODE) == GIF_ERROR ||
             EGifPutExtensionBlock(gif, 11, "NETSCAPE2.0") == GIF_ERROR ||
             EGifPutExtensionBlock(gif, 3, loop) == GIF_ERROR ||
@@ -209,9 +217,20 @@ fail:
 /// Writes one full-canvas image: `indices` (width * height), `palette` (`count` RGB triples, at
 /// most 256), a transparent index or -1, a delay in hundredths of a second and a disposal mode.
 /// Returns 1, or 0 with `*error`.
+static inline int usd_gif_put_frame_at(GifFileType *gif, const uint8_t *indices, int left, int top, int width, int height,
+                                       const uint8_t *palette, int count, int transparent_index,
+                                       int delay_cs, int disposal, int *error);
+
 static inline int usd_gif_put_frame(GifFileType *gif, const uint8_t *indices, int width, int height,
                                     const uint8_t *palette, int count, int transparent_index,
                                     int delay_cs, int disposal, int *error) {
+    return usd_gif_put_frame_at(gif, indices, 0, 0, width, height, palette, count, transparent_index, delay_cs, disposal, error);
+}
+
+/// One frame at (left, top) of the screen: a sub-rectangle, as the animation hazards need.
+static inline int usd_gif_put_frame_at(GifFileType *gif, const uint8_t *indices, int left, int top, int width, int height,
+                                       const uint8_t *palette, int count, int transparent_index,
+                                       int delay_cs, int disposal, int *error) {
     GraphicsControlBlock gcb;
     gcb.DisposalMode = disposal;
     gcb.UserInputFlag = false;
@@ -236,7 +255,7 @@ static inline int usd_gif_put_frame(GifFileType *gif, const uint8_t *indices, in
             map->Colors[i].Red = map->Colors[i].Green = map->Colors[i].Blue = 0;
         }
     }
-    int ok = EGifPutImageDesc(gif, 0, 0, width, height, false, map) != GIF_ERROR;
+    int ok = EGifPutImageDesc(gif, left, top, width, height, false, map) != GIF_ERROR;
     GifFreeMapObject(map);
     for (int y = 0; ok && y < height; y++) {
         ok = EGifPutLine(gif, (GifPixelType *)(indices + (size_t)y * width), width) != GIF_ERROR;

@@ -334,6 +334,89 @@ static inline int usd_jpeg_encode_rgba(const uint8_t *rgba, uint32_t width, uint
     return USD_JPEG_OK;
 }
 
+/// The colour a hazard JPEG is stored in: what `jpeg_color_space` becomes.
+enum {
+    USD_JPEG_STORE_YCBCR = 0,  // from RGBX input, as every camera writes
+    USD_JPEG_STORE_CMYK = 1,   // from CMYK input (inverted as Adobe writes it), Adobe APP14 transform 0
+    USD_JPEG_STORE_YCCK = 2,   // from CMYK input, Adobe APP14 transform 2
+};
+
+/// Encodes a baseline JPEG for the image hazards: `pixels` is RGBX (store YCbCr) or CMYK (store
+/// CMYK or YCCK; libjpeg writes the Adobe APP14 marker itself for these, and the values are stored
+/// as given, so the caller passes them inverted as Photoshop does). `markers` holds
+/// `marker_count` entries laid out as [marker code (1 byte), length (2 bytes, big-endian),
+/// payload], each written with jpeg_write_marker right after the SOI (and JFIF/Adobe) markers,
+/// so an EXIF APP1 or an ICC APP2 lands where cameras put it. Chroma is not subsampled (4:4:4),
+/// so flat colours come back within a few levels. On success `*output` is a malloc'd buffer the
+/// caller frees with usd_jpeg_free.
+static inline int usd_jpeg_encode_hazard(const uint8_t *pixels, uint32_t width, uint32_t height,
+                                         int store, int quality, int write_jfif,
+                                         const uint8_t *markers, size_t markers_size,
+                                         uint8_t **output, size_t *output_size, usd_jpeg_status *status) {
+    struct jpeg_compress_struct cinfo;
+    usd_jpeg_error error;
+    usd_jpeg_destination dest;
+    *output = NULL;
+    *output_size = 0;
+    usd_jpeg_destination *volatile dest_ptr = &dest;
+    dest.capacity = (size_t)width * height + markers_size + 4096;
+    dest.data = (uint8_t *)malloc(dest.capacity);
+    if (dest.data == NULL) {
+        usd_jpeg_set(status, USD_JPEG_NO_MEMORY, "out of memory for the JPEG output");
+        return status->code;
+    }
+    usd_jpeg_init_error(&error, status);
+    cinfo.err = &error.base;
+    if (setjmp(error.jump)) {
+        free(dest_ptr->data);
+        jpeg_destroy_compress(&cinfo);
+        return status->code;
+    }
+    jpeg_create_compress(&cinfo);
+    dest.base.init_destination = usd_jpeg_dest_init;
+    dest.base.empty_output_buffer = usd_jpeg_dest_grow;
+    dest.base.term_destination = usd_jpeg_dest_term;
+    cinfo.dest = &dest.base;
+    cinfo.image_width = width;
+    cinfo.image_height = height;
+    cinfo.input_components = 4;
+    cinfo.in_color_space = store == USD_JPEG_STORE_YCBCR ? JCS_EXT_RGBX : JCS_CMYK;
+    jpeg_set_defaults(&cinfo);
+    if (store == USD_JPEG_STORE_CMYK) jpeg_set_colorspace(&cinfo, JCS_CMYK);
+    if (store == USD_JPEG_STORE_YCCK) jpeg_set_colorspace(&cinfo, JCS_YCCK);
+    jpeg_set_quality(&cinfo, quality, TRUE);
+    for (int i = 0; i < cinfo.num_components; i++) {
+        cinfo.comp_info[i].h_samp_factor = 1;
+        cinfo.comp_info[i].v_samp_factor = 1;
+    }
+    cinfo.write_JFIF_header = write_jfif ? TRUE : FALSE;
+    cinfo.dct_method = JDCT_ISLOW;
+    jpeg_start_compress(&cinfo, TRUE);
+    size_t offset = 0;
+    while (offset + 3 <= markers_size) {
+        int code = markers[offset];
+        size_t length = ((size_t)markers[offset + 1] << 8) | markers[offset + 2];
+        if (offset + 3 + length > markers_size) {
+            usd_jpeg_set(status, USD_JPEG_ERROR, "a marker's length runs past the marker list");
+            free(dest_ptr->data);
+            jpeg_destroy_compress(&cinfo);
+            return status->code;
+        }
+        jpeg_write_marker(&cinfo, code, markers + offset + 3, (unsigned int)length);
+        offset += 3 + length;
+    }
+    size_t stride = (size_t)width * 4;
+    while (cinfo.next_scanline < cinfo.image_height) {
+        JSAMPROW rows[1] = { (JSAMPROW)(pixels + (size_t)cinfo.next_scanline * stride) };
+        jpeg_write_scanlines(&cinfo, rows, 1);
+    }
+    jpeg_finish_compress(&cinfo);
+    *output = dest.data;
+    *output_size = dest.capacity - dest.base.free_in_buffer;
+    jpeg_destroy_compress(&cinfo);
+    return USD_JPEG_OK;
+}
+
 static inline void usd_jpeg_free(uint8_t *buffer) { free(buffer); }
 
 #endif

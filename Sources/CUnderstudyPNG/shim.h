@@ -216,6 +216,87 @@ static inline int usd_png_encode_rgba(const uint8_t *rgba, uint32_t width, uint3
     return USD_PNG_OK;
 }
 
+/// What a hazard PNG is, beyond its rows: the IHDR fields, and the PLTE, tRNS and iCCP
+/// chunks when given (a NULL pointer or a zero count leaves a chunk out).
+typedef struct {
+    uint32_t width;
+    uint32_t height;
+    int bit_depth;              // 1, 2, 4, 8 or 16
+    int color_type;             // a PNG_COLOR_TYPE_*
+    int interlaced;             // Adam7 when non-zero
+    const uint8_t *palette;     // RGB triples
+    int palette_count;
+    const uint8_t *trans;       // one alpha per palette entry
+    int trans_count;
+} usd_png_layout;
+
+/// Encodes a PNG exactly as `layout` describes it, for the image hazards (16-bit, grey+alpha,
+/// indexed with tRNS, Adam7 interlaced). `rows` holds height rows of packed samples as PNG
+/// stores them (big-endian 16-bit samples, sub-byte samples packed high bits first), each
+/// png_get_rowbytes long; libpng does the filtering, interlacing and compression (level 9,
+/// so the bytes are the same on every run). On success `*output` is a malloc'd buffer the
+/// caller frees with usd_png_free.
+static inline int usd_png_encode_layout(const uint8_t *rows_data, size_t rows_size, const usd_png_layout *layout,
+                                        uint8_t **output, size_t *output_size, usd_png_status *status) {
+    status->code = USD_PNG_OK;
+    status->message[0] = '\0';
+    *output = NULL;
+    *output_size = 0;
+    usd_png_writer writer = { NULL, 0, 0, 0 };
+    usd_png_writer *volatile writer_ptr = &writer;
+    png_bytep *volatile rows = NULL;
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, status,
+                                              usd_png_error_fn, usd_png_warning_fn);
+    if (png == NULL) {
+        usd_png_set(status, USD_PNG_NO_MEMORY, "png_create_write_struct failed");
+        return status->code;
+    }
+    png_infop info = png_create_info_struct(png);
+    if (info == NULL) {
+        png_destroy_write_struct(&png, NULL);
+        usd_png_set(status, USD_PNG_NO_MEMORY, "png_create_info_struct failed");
+        return status->code;
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        free(rows);
+        free(writer_ptr->data);
+        png_destroy_write_struct(&png, &info);
+        return status->code;
+    }
+    png_set_write_fn(png, writer_ptr, usd_png_write_fn, usd_png_flush_fn);
+    png_set_compression_level(png, 9);
+    png_set_IHDR(png, info, layout->width, layout->height, layout->bit_depth, layout->color_type,
+                 layout->interlaced ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_BASE, PNG_FILTER_TYPE_BASE);
+    if (layout->palette != NULL && layout->palette_count > 0) {
+        png_color colours[256];
+        for (int i = 0; i < layout->palette_count && i < 256; i++) {
+            colours[i].red = layout->palette[i * 3];
+            colours[i].green = layout->palette[i * 3 + 1];
+            colours[i].blue = layout->palette[i * 3 + 2];
+        }
+        png_set_PLTE(png, info, colours, layout->palette_count);
+    }
+    if (layout->trans != NULL && layout->trans_count > 0)
+        png_set_tRNS(png, info, layout->trans, layout->trans_count, NULL);
+    png_write_info(png, info);
+    // png_write_image then writes each of Adam7's seven passes from the whole rows.
+    if (layout->interlaced) png_set_interlace_handling(png);
+    size_t stride = png_get_rowbytes(png, info);
+    if (stride * layout->height != rows_size) png_error(png, "the rows are not the size the layout gives");
+    rows = (png_bytep *)malloc(sizeof(png_bytep) * layout->height);
+    if (rows == NULL) png_error(png, "out of memory for row pointers");
+    for (uint32_t y = 0; y < layout->height; y++) rows[y] = (png_bytep)(rows_data + (size_t)y * stride);
+    png_write_image(png, rows);
+    png_write_end(png, NULL);
+    free(rows);
+    rows = NULL;
+    png_destroy_write_struct(&png, &info);
+    *output = writer_ptr->data;
+    *output_size = writer_ptr->size;
+    return USD_PNG_OK;
+}
+
 static inline void usd_png_free(uint8_t *buffer) { free(buffer); }
 
 /// The libpng version this module was built against, e.g. "1.6.39".

@@ -11,3 +11,5 @@
 @_exported import enum UnderstudyImages.ImageDamage
 @_exported import struct UnderstudyImages.ImageResize
 @_exported import class UnderstudyImages.ImageTranscoder
+@_exported import enum UnderstudyImages.Hazard
+@_exported import enum UnderstudyImages.HazardGroup

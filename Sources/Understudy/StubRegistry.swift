@@ -40,6 +40,8 @@ public final class StubRegistry: Sendable {
         /// Added before every answer (``StubRegistry/globalDelay``); read with the match, under
         /// the same lock, so that it costs a request no lock of its own.
         var globalDelay: Duration = .zero
+        /// Requests so far for each URL a stateful hazard answered (StubRegistry+Hazards.swift).
+        var hazardRequests: [String: Int] = [:]
     }
 
     let state = LockedState(State())
@@ -207,15 +209,22 @@ public final class StubRegistry: Sendable {
                 if let newState = scenario.newState { state.scenarioStates[scenario.name] = newState }
                 step = ScenarioStep(name: scenario.name, state: state.scenarioStates[scenario.name] ?? Scenario.startedState)
             }
-            let answer: Stub.Answer
+            var answer: Stub.Answer
             if case .sequence(let responses) = entry.stub.answer {
                 answer = .response(responses[min(entry.uses - 1, responses.count - 1)])
             } else {
                 answer = entry.stub.answer
             }
-            let version = state.index!.matchesByRequestAlone ? state.version : nil
+            var version = state.index!.matchesByRequestAlone ? state.version : nil
+            var renderCache = entry.renderCache
+            if case .response(let response) = answer, let hazard = response.statefulHazard {
+                // Chosen now, under the lock that counts the URL's requests; never reused.
+                answer = .response(state.answer(hazard, for: request))
+                version = nil
+                renderCache = nil
+            }
             let match = Match(
-                stubName: entry.stub.name, answer: answer, renderCache: entry.renderCache, scenarioStep: step, globalDelay: state.globalDelay
+                stubName: entry.stub.name, answer: answer, renderCache: renderCache, scenarioStep: step, globalDelay: state.globalDelay
             )
             return (match, entry, version)
         }
@@ -354,7 +363,8 @@ public final class StubRegistry: Sendable {
                 // `match` already picked this use's step; kept for exhaustiveness.
                 response = responses[responses.count - 1]
             case .handler(let handler):
-                response = try await handler(request)
+                let returned = try await handler(request)
+                response = returned.statefulHazard.map { hazard in state.withLock { $0.answer(hazard, for: request) } } ?? returned
             }
             return Resolution.response(try await response.render(for: request, stubName: match.stubName, context: context))
                 .stepping(match.scenarioStep).delaying(match.globalDelay)

@@ -57,6 +57,9 @@ extension UnderstudyCommand {
         ))
         var network: String?
 
+        @Flag(help: "Serve the image hazards (understudy hazards) under /hazards/, beside any stubs.")
+        var hazards = false
+
         @OptionGroup var listen: ListenOptions
 
         @OptionGroup var tls: TLSOptions
@@ -97,7 +100,8 @@ extension UnderstudyCommand {
             } else if directories.isEmpty, wireMockDirectories.isEmpty, WireMockOptions.hasWireMockLayout(".") {
                 wireMockSources = ["."]
             }
-            let stubSources = directories.isEmpty && wireMockSources.isEmpty ? ["Stubs"] : directories
+            // With --hazards alone there is nothing else to serve: no Stubs directory is needed.
+            let stubSources = directories.isEmpty && wireMockSources.isEmpty && !hazards ? ["Stubs"] : directories
             let sources = stubSources + wireMockSources
             let kept = wireMock.noRequestJournal ? 0 : wireMock.maxJournalEntries ?? journalLimit
             let registry = StubRegistry(journalLimit: kept, journalByteLimit: journalBytes)
@@ -113,6 +117,7 @@ extension UnderstudyCommand {
                     throw ExitCode(2)
                 }
             }
+            if hazards { registry.stubHazards(under: "/hazards") }
             let logger = ServeLogHandler.logger(format: listen.log)
             let recorder = try record.map { path in
                 let output = URL(fileURLWithPath: path)
@@ -141,7 +146,7 @@ extension UnderstudyCommand {
                 logger: logger,
                 network: network.flatMap(NetworkProfile.named)
             )
-            try await serveUntilSignalled(registry, host: listen.host, port: listen.port, configuration: listen.applyingLimits(to: configuration), source: sources.joined(separator: ", "), tls: tls)
+            try await serveUntilSignalled(registry, host: listen.host, port: listen.port, configuration: listen.applyingLimits(to: configuration), source: (sources + (hazards ? ["/hazards/"] : [])).joined(separator: ", "), tls: tls)
             try recorder?.flush()
         }
     }

@@ -8,6 +8,6 @@ struct UnderstudyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "understudy",
         abstract: "Stub, record and replay the image servers an app talks to.",
-        subcommands: [CA.self, Check.self, Record.self, Replay.self, Serve.self, Transcode.self]
+        subcommands: [CA.self, Check.self, Hazards.self, Record.self, Replay.self, Serve.self, Transcode.self]
     )
 }

@@ -183,7 +183,7 @@ final class StubFileErrorTests: XCTestCase {
 
     func testTwoBodyKinds() throws {
         try assertIssues("a.json", "{\"stubs\": [{\"response\": {\n  \"body\": \"x\",\n  \"json\": {\"a\": 1}\n}}]}", [
-            "Stubs/a.json:3: stubs[0].response.json: found both 'body' and 'json'; expected exactly one of body, json, base64, file, image, redirect, fault, forward",
+            "Stubs/a.json:3: stubs[0].response.json: found both 'body' and 'json'; expected exactly one of body, json, base64, file, image, redirect, fault, forward, hazard",
         ])
     }
 

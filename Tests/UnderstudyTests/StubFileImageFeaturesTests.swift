@@ -298,7 +298,7 @@ final class StubFileImageFeaturesTests: XCTestCase {
             "Stubs/a.yaml:15: stubs[6].response.image.damage: unknown damage 'smashed'; expected one of truncated, bad-checksum, wrong-signature, garbage-tail",
             "Stubs/a.yaml:17: stubs[7].response.image.generate.frameDuration: frameDuration applies only to an animation; expected 'frames' beside it",
             "Stubs/a.yaml:19: stubs[8].response.image.generate.frames: expected an integer from 1 to 1000, found integer 0",
-            "Stubs/a.yaml:21: stubs[9].response.image.generate.frameDuration: invalid frame duration 'soon'; expected at least 1ms, like 100ms or 0.5s",
+            "Stubs/a.yaml:21: stubs[9].response.image.generate.frameDuration: invalid frame duration 'soon'; expected 0ms or more, like 100ms or 0.5s",
             "Stubs/a.yaml:23: stubs[10].response.image.quality: quality 0 is out of range for JPEG; expected an integer from 1 to 100",
             "Stubs/a.yaml:25: stubs[11].response.image.generate: 5 frames of 4000x4000 are 80000000 pixels in all, over the limit of 67108864 (64 Mpx); expected fewer or smaller frames",
         ])

@@ -209,7 +209,7 @@ final class StubFileImageTests: XCTestCase {
             "Stubs/a.yaml:3: stubs[0].response.image: missing the image source; expected 'file' (a path), 'base64' (the bytes) or 'generate' ({width, height, pattern})",
             "Stubs/a.yaml:5: stubs[1].response.image.generate: found both 'file' and 'generate'; expected exactly one of them",
             "Stubs/a.yaml:7: stubs[2].response.image: expected {file: path, as: format}, {base64: bytes, as: format} or {generate: {width, height, pattern}, as: format}, found string 'images/g.png'",
-            "Stubs/a.yaml:9: stubs[3].response.image.size: unknown key 'size'; expected one of file, base64, generate, as, quality, speed, formats, resize, damage",
+            "Stubs/a.yaml:9: stubs[3].response.image.size: unknown key 'size'; expected one of file, base64, generate, as, quality, speed, formats, resize, damage, orientation, colour, depth, palette, interlaced, declaredSize, loop, metadata",
         ])
     }
 

@@ -173,6 +173,11 @@ extension StubResponse {
         status: Int, headers base: HeaderFields, body: Data, fault: Fault?, stubName: String?, modified: Date?
     ) throws -> PreparedResponse {
         var headers = base
+        var body = body
+        if let contentCoding, !body.isEmpty {
+            body = contentCoding.coding.encode(body)
+            if contentCoding.labelled { headers["Content-Encoding"] = contentCoding.coding.rawValue }
+        }
         if !infersContentType { headers.remove("Content-Type") }
         headers.merge(self.headers)
         // A length only on a final status (200 and up) with a body, on every transport.

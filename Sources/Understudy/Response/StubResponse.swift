@@ -97,6 +97,17 @@ public struct StubResponse: Sendable {
         get { storage.value.pieces }
         set { writable.value.pieces = newValue }
     }
+    /// The content coding ``encoded(_:labelled:)`` wraps the body in, if any.
+    var contentCoding: (coding: ContentCoding, labelled: Bool)? {
+        get { storage.value.contentCoding }
+        set { writable.value.contentCoding = newValue }
+    }
+    /// The hazard the registry answers for, at match time, when this response stands for a
+    /// stateful one (a cache hazard, or `negotiated-without-vary`).
+    var statefulHazard: Hazard? {
+        get { storage.value.statefulHazard }
+        set { writable.value.statefulHazard = newValue }
+    }
     /// When this response was made (for a registered response or a stub file's, when it was
     /// loaded): the `Last-Modified` of bodies not read from a file.
     var madeAt: Date { storage.value.madeAt }
@@ -117,6 +128,11 @@ public struct StubResponse: Sendable {
         var pause: BodyPause?
         var network: NetworkProfile?
         var pieces: BodyPieces?
+        /// A hazard whose answer depends on the request or on its URL's earlier requests,
+        /// chosen by the registry when it matches (see ``hazard(_:)``).
+        var statefulHazard: Hazard?
+        /// The content coding the body is wrapped in, and whether `Content-Encoding` says so.
+        var contentCoding: (coding: ContentCoding, labelled: Bool)?
         let madeAt = Date()
     }
 

@@ -40,7 +40,8 @@ extension StubFileParser {
         let expected = "{file: path, as: format}, {base64: bytes, as: format} or {generate: {width, height, pattern}, as: format}"
         let issuesBefore = issues.count
         guard let fields = entries(
-            node, path, allowed: ["file", "base64", "generate", "as", "quality", "speed", "formats", "resize", "damage"], expected: expected
+            node, path, allowed: ["file", "base64", "generate", "as", "quality", "speed", "formats", "resize", "damage"] + Self.imageVariantKeys,
+            expected: expected
         ) else {
             return nil
         }
@@ -55,6 +56,8 @@ extension StubFileParser {
         var formats: (kinds: [ImageKind], node: Node, path: String)?
         var resize: StubResponse.Resize?
         var damage: ImageDamage?
+        var variant = ImageVariant()
+        var variantNodes: VariantNodes = [:]
 
         for field in fields {
             let fieldPath = join(path, field.key)
@@ -110,6 +113,8 @@ extension StubFileParser {
                     continue
                 }
                 damage = kind
+            case _ where Self.imageVariantKeys.contains(field.key):
+                parseVariantKey(field.key, field.value, fieldPath, into: &variant, nodes: &variantNodes)
             default:
                 preconditionFailure("key '\(field.key)' is allowed but not handled")
             }
@@ -162,6 +167,17 @@ extension StubFileParser {
         if let asNode, let problem = Self.encodingProblem(format) {
             report(asNode.node, asNode.path, problem)
             return nil
+        }
+        if case .animated(_, _, _, _, let duration) = source, duration == .zero {
+            // Only GIF stores a delay of 0 as given; the other encoders need at least 1ms.
+            guard formatName == "gif" else {
+                report(asNode?.node ?? node, asNode?.path ?? path, "frameDuration 0ms is written for as: gif only; found as: \(formatName)")
+                return nil
+            }
+            return variantImage(variant, nodes: variantNodes, at: (node, path), source: source, formatName: formatName, quality: nil, resize: resize, damage: damage)
+        }
+        if !variant.isEmpty {
+            return variantImage(variant, nodes: variantNodes, at: (node, path), source: source, formatName: formatName, quality: quality?.value, resize: resize, damage: damage)
         }
         return .image(source, as: format, resize: resize, damage: damage)
     }
@@ -301,8 +317,9 @@ extension StubFileParser {
                 frames = value
             case "frameDuration":
                 guard let text = string(field.value, fieldPath, expected: "a duration like 100ms") else { continue }
-                guard let value = Delay.parseDuration(text), value >= .milliseconds(1) else {
-                    report(field.value, fieldPath, "invalid frame duration '\(text)'; expected at least 1ms, like 100ms or 0.5s")
+                // 0ms is allowed: browsers clamp it, and the zero-delay hazard is about that.
+                guard let value = Delay.parseDuration(text), value >= .zero else {
+                    report(field.value, fieldPath, "invalid frame duration '\(text)'; expected 0ms or more, like 100ms or 0.5s")
                     continue
                 }
                 frameDuration = (value, field.value, fieldPath)

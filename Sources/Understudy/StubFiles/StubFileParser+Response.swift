@@ -5,10 +5,11 @@ internal import Yams
 extension StubFileParser {
     static let responseKeys = [
         "status", "headers", "body", "json", "base64", "file", "image", "redirect", "fault", "forward", "transcode",
-        "truncateAfter", "delay", "bandwidth", "network", "pieces", "cache", "ranges", "pause",
+        "truncateAfter", "delay", "bandwidth", "network", "pieces", "cache", "ranges", "pause", "hazard",
+        "contentType", "encoding", "encodingHeader",
     ]
     /// The keys that each give the response's body; a response has at most one.
-    static let bodyKeys = ["body", "json", "base64", "file", "image", "redirect", "fault", "forward"]
+    static let bodyKeys = ["body", "json", "base64", "file", "image", "redirect", "fault", "forward", "hazard"]
 
     /// One `response:` mapping (`null` or `{}`: an empty 200). `nil` (reported) when invalid.
     mutating func parseResponse(_ node: Node, path: String) -> StubResponse? {
@@ -24,6 +25,9 @@ extension StubFileParser {
         var status: (value: Int, node: Node)?
         var headers: HeaderFields?
         var modifiers: [(StubResponse) -> StubResponse] = []
+        var contentType: String?
+        var encoding: (coding: ContentCoding, node: Node)?
+        var encodingHeader: (labelled: Bool, node: Node, path: String)?
 
         for field in fields {
             let fieldPath = join(path, field.key)
@@ -83,6 +87,22 @@ extension StubFileParser {
                 if let pause = parsePause(field.value, path: fieldPath) {
                     modifiers.append { $0.paused(afterBytes: pause.afterBytes, gate: pause.gate) }
                 }
+            case "contentType":
+                guard let value = string(field.value, fieldPath, expected: "none, or the Content-Type to send") else { continue }
+                contentType = value
+            case "encoding":
+                guard let name = string(field.value, fieldPath, expected: "gzip or deflate") else { continue }
+                guard let coding = ContentCoding(rawValue: name) else {
+                    report(field.value, fieldPath, "unknown encoding '\(name)'; expected gzip or deflate")
+                    continue
+                }
+                encoding = (coding, field.value)
+            case "encodingHeader":
+                guard field.value.kind == .bool, let labelled = field.value.bool else {
+                    reportMismatch(field.value, fieldPath, expected: "true or false")
+                    continue
+                }
+                encodingHeader = (labelled, field.value, fieldPath)
             default:
                 preconditionFailure("key '\(field.key)' is allowed but not handled")
             }
@@ -97,8 +117,15 @@ extension StubFileParser {
             transcodeFormat = format
             checkTranscodable(bodyKey: bodyKey, bodyNode: bodyNode, response: response, transcodeNode: transcode.node, path: transcode.path)
         }
+        if let encodingHeader, encoding == nil {
+            report(encodingHeader.node, encodingHeader.path, "encodingHeader applies only with encoding: gzip or deflate")
+        }
         guard issues.count == issuesBefore else { return nil }
         var result = response ?? .status(200)
+        if let contentType {
+            result = contentType == "none" ? result.withoutInferredContentType() : result.headers(["Content-Type": contentType])
+        }
+        if let encoding { result = result.encoded(encoding.coding, labelled: encodingHeader?.labelled ?? true) }
         if let transcodeFormat { result = result.transcoded(to: transcodeFormat) }
         if let status { result = result.status(status.value) }
         if let headers { result = result.headers(headers) }
@@ -130,6 +157,8 @@ extension StubFileParser {
             return .failure(fault)
         case "forward":
             return parseForward(node, path: path)
+        case "hazard":
+            return parseHazard(node, path: path)
         default:
             preconditionFailure("body key '\(key)' is not handled")
         }

@@ -66,6 +66,7 @@ extension StubRegistry {
             state.tlsRules.removeAll()
             state.insert(tlsRules)
             state.scenarioStates.removeAll()
+            state.hazardRequests.removeAll()
         }
         if clearingJournal { journal.clear() }
     }
@@ -82,7 +83,7 @@ extension StubRegistry {
 
     /// The directories and files ``load(from:)-(URL)`` and ``load(wireMock:templatesEveryResponse:)`` read, in order.
     public var loadedSources: [URL] {
-        state.withLock { $0.sources.map(\.url) }
+        state.withLock { $0.sources.compactMap(\.url) }
     }
 }
 

@@ -7,10 +7,14 @@ enum StubSource: Sendable, Hashable {
     case stubFiles(URL)
     /// A WireMock directory of `mappings/` and `__files/` (``WireMockLoader``).
     case wireMock(URL, templatesEveryResponse: Bool)
+    /// The hazard catalogue mounted at a path (``StubRegistry/stubHazards(under:)``).
+    case hazards(mount: String)
 
-    var url: URL {
+    /// The directory or file; `nil` for the hazards, which are read from no file.
+    var url: URL? {
         switch self {
         case .stubFiles(let url), .wireMock(let url, _): return url
+        case .hazards: return nil
         }
     }
 
@@ -18,6 +22,7 @@ enum StubSource: Sendable, Hashable {
         switch self {
         case .stubFiles(let url): return try StubFileLoader.load(from: url)
         case .wireMock(let url, let templating): return try WireMockLoader.load(from: url, templatesEveryResponse: templating)
+        case .hazards(let mount): return StubFileLoader.LoadedStubs(stubs: StubRegistry.hazardStubs(under: mount), files: [])
         }
     }
 }

@@ -14,6 +14,10 @@ extension AdminAPI {
         case style
         /// `favicon.svg`.
         case icon
+        /// `hazards`: the hazard gallery (``HazardGallery``).
+        case hazards
+        /// `hazards.js`: the gallery's script.
+        case hazardsScript
         /// `events`: a server-sent event whenever the journal changes.
         case events
         /// `requests/{id}/body`: the response body entry `id` sent (canned answers' from the
@@ -33,6 +37,8 @@ extension AdminAPI {
             case "dashboard.js": self = .script
             case "dashboard.css": self = .style
             case "favicon.svg": self = .icon
+            case "hazards": self = .hazards
+            case "hazards.js": self = .hazardsScript
             case "events": self = .events
             default:
                 let parts = rest.split(separator: "/", omittingEmptySubsequences: false)
@@ -52,7 +58,7 @@ extension AdminAPI {
         let method = request.method == "HEAD" ? "GET" : request.method
         guard method == "GET" else {
             let message = "method \(request.method) is not allowed on \(request.path); expected GET"
-            if route == .page {
+            if route == .page || route == .hazards {
                 // A page for people answers in words, never JSON.
                 let body = Data((message + "\n").utf8)
                 return AdminResponse(status: 405, headers: [
@@ -69,7 +75,7 @@ extension AdminAPI {
         // them and says so. The rest refuse them, as the API does; thumbnails take `as`.
         if case .body = route {
             try checkQuery(request, allowed: ["as"])
-        } else if route != .page {
+        } else if route != .page && route != .hazards {
             try checkQuery(request, allowed: [])
         }
         switch route {
@@ -77,6 +83,8 @@ extension AdminAPI {
         case .script: return Self.asset(DashboardAssets.script, type: "text/javascript; charset=utf-8")
         case .style: return Self.asset(DashboardAssets.style, type: "text/css; charset=utf-8")
         case .icon: return Self.asset(DashboardAssets.icon, type: "image/svg+xml")
+        case .hazards: return Self.asset(HazardGallery.page(), type: "text/html; charset=utf-8")
+        case .hazardsScript: return Self.asset(HazardGallery.script, type: "text/javascript; charset=utf-8")
         case .events:
             try authorize(request)
             return AdminResponse(

@@ -147,7 +147,7 @@ enum GIFCodec {
 
     /// A still GIF.
     static func encode(_ image: RGBAImage) throws -> Data {
-        try encode([image], delay: 0, looping: false)
+        try encode([image], delays: [0], loopCount: nil)
     }
 
     /// A looping animated GIF of equally sized frames, each shown for `frameDuration` rounded
@@ -155,7 +155,22 @@ enum GIFCodec {
     static func encodeAnimation(_ frames: [RGBAImage], frameDuration: Duration) throws -> Data {
         guard !frames.isEmpty else { throw ImageError(.invalidArgument, "an animation needs at least 1 frame") }
         let delay = max(2, Int((Double(frameDuration.milliseconds) / 10).rounded()))
-        return try encode(frames, delay: min(delay, 65535), looping: true)
+        return try encode(frames, delays: Array(repeating: min(delay, 65535), count: frames.count), loopCount: 0)
+    }
+
+    /// An animated GIF with a delay of its own for each frame, in hundredths of a second, taken
+    /// as given (0 and 1 included, which browsers clamp), looping for ever or, without the
+    /// NETSCAPE2.0 extension, played once: what the animation hazards need.
+    static func encode(_ frames: [RGBAImage], delays: [Int], looping: Bool) throws -> Data {
+        try encode(frames, delays: delays, loopCount: looping ? 0 : nil)
+    }
+
+    /// The same with a NETSCAPE2.0 loop count of its own (0: for ever; `nil`: no extension).
+    static func encode(_ frames: [RGBAImage], delays: [Int], loopCount: Int?) throws -> Data {
+        guard !frames.isEmpty, delays.count == frames.count else {
+            throw ImageError(.invalidArgument, "an animation needs at least 1 frame and one delay per frame")
+        }
+        return try encodeFrames(frames, delays: delays, loopCount: loopCount)
     }
 
     /// giflib's writer and the memory it writes to, freed with their owner.
@@ -163,11 +178,16 @@ enum GIFCodec {
         private let sink: UnsafeMutablePointer<usd_gif_sink>
         private var gif: UnsafeMutablePointer<GifFileType>?
 
-        init(width: Int, height: Int, looping: Bool) throws {
+        convenience init(width: Int, height: Int, looping: Bool) throws {
+            try self.init(width: width, height: height, loopCount: looping ? 0 : nil)
+        }
+
+        /// `loopCount` 0 loops for ever; `nil` writes no loop extension (played once).
+        init(width: Int, height: Int, loopCount: Int?) throws {
             sink = .allocate(capacity: 1)
             sink.initialize(to: usd_gif_sink(bytes: nil, size: 0, capacity: 0, failed: 0))
             var error: Int32 = 0
-            gif = usd_gif_open_writer(sink, Int32(width), Int32(height), looping ? 1 : 0, &error)
+            gif = usd_gif_open_writer_loop(sink, Int32(width), Int32(height), Int32(loopCount ?? -1), &error)
             if gif == nil { throw GIFCodec.encodingError(error, stage: "EGifPutScreenDesc") }
         }
 
@@ -177,12 +197,14 @@ enum GIFCodec {
             sink.deallocate()
         }
 
-        func put(_ indices: [UInt8], width: Int, height: Int, palette: [UInt8], transparent: Int?, delay: Int, disposal: Int32) throws {
+        func put(
+            _ indices: [UInt8], left: Int = 0, top: Int = 0, width: Int, height: Int, palette: [UInt8], transparent: Int?, delay: Int, disposal: Int32
+        ) throws {
             var error: Int32 = 0
             let ok = indices.withUnsafeBufferPointer { indices in
                 palette.withUnsafeBufferPointer { palette in
-                    usd_gif_put_frame(
-                        gif, indices.baseAddress, Int32(width), Int32(height), palette.baseAddress, Int32(palette.count / 3),
+                    usd_gif_put_frame_at(
+                        gif, indices.baseAddress, Int32(left), Int32(top), Int32(width), Int32(height), palette.baseAddress, Int32(palette.count / 3),
                         Int32(transparent ?? -1), Int32(delay), disposal, &error
                     )
                 }
@@ -201,7 +223,22 @@ enum GIFCodec {
         }
     }
 
-    private static func encode(_ frames: [RGBAImage], delay: Int, looping: Bool) throws -> Data {
+    /// An animated GIF of frames placed on a `width` x `height` screen, each at its own
+    /// position with its own delay (hundredths of a second), kept on screen (disposal "do not
+    /// dispose"): the heavy-animation hazard's many small frames on a large canvas.
+    static func encode(placed frames: [(image: RGBAImage, left: Int, top: Int, delay: Int)], width: Int, height: Int, looping: Bool) throws -> Data {
+        let writer = try Writer(width: width, height: height, looping: looping)
+        for frame in frames {
+            let quantized = GIFPalette.quantize(frame.image)
+            try writer.put(
+                quantized.indices, left: frame.left, top: frame.top, width: frame.image.width, height: frame.image.height,
+                palette: quantized.palette, transparent: quantized.transparentIndex, delay: frame.delay, disposal: DISPOSE_DO_NOT
+            )
+        }
+        return try writer.finish()
+    }
+
+    private static func encodeFrames(_ frames: [RGBAImage], delays: [Int], loopCount: Int?) throws -> Data {
         let first = frames[0]
         guard first.width <= maxDimension, first.height <= maxDimension else {
             throw ImageError(
@@ -209,8 +246,8 @@ enum GIFCodec {
                 "cannot encode a \(first.width)x\(first.height) image as GIF: GIF allows at most \(maxDimension)x\(maxDimension) pixels"
             )
         }
-        let writer = try Writer(width: first.width, height: first.height, looping: looping)
-        for frame in frames {
+        let writer = try Writer(width: first.width, height: first.height, loopCount: loopCount)
+        for (frame, delay) in zip(frames, delays) {
             let quantized = GIFPalette.quantize(frame)
             // A frame with holes must clear the previous one, or it would show through them.
             let disposal = quantized.transparentIndex != nil && frames.count > 1 ? DISPOSE_BACKGROUND : DISPOSE_DO_NOT
