@@ -2,6 +2,7 @@ import Foundation
 import Understudy
 import UnderstudyImages
 import UnderstudyServer
+import UnderstudyURLProtocol
 import XCTest
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -54,5 +55,47 @@ final class HazardURLSessionTests: XCTestCase {
             XCTAssertEqual((response as? HTTPURLResponse)?.statusCode, 200)
             XCTAssertEqual(number(in: data), 2)
         }
+    }
+
+    // MARK: In-process: the same client, its requests answered by the stub protocol
+
+    private func inProcessSession(_ registry: StubRegistry) -> URLSession {
+        let configuration = URLSessionConfiguration.stubbed(by: registry)
+        configuration.urlCache = URLCache(memoryCapacity: 8 << 20, diskCapacity: 0, diskPath: nil)
+        configuration.requestCachePolicy = .useProtocolCachePolicy
+        return URLSession(configuration: configuration)
+    }
+
+    func testInProcessURLSessionWithACacheShowsTheNewestNumberForEachChangingHazard() async throws {
+        let registry = StubRegistry()
+        registry.stubHazards(under: "/hazards")
+        let session = inProcessSession(registry)
+        defer { session.finishTasksAndInvalidate() }
+        for name in ["changes-no-cache", "changes-max-age-0", "changes-no-store", "changes-must-revalidate", "changes-expired"] {
+            let url = URL(string: "http://img.example.com/hazards/\(name)")!
+            var seen: [Int?] = []
+            for _ in 1...3 {
+                let (data, _) = try await session.data(from: url)
+                seen.append(number(in: data))
+            }
+            XCTAssertEqual(seen, [1, 2, 3], "\(name): URLSession showed \(seen)")
+        }
+        XCTAssertEqual(registry.journal.interactions.count, 15, "every request reached the stubs")
+    }
+
+    func testInProcessURLSessionCachesNothingCutShortAndShowsTheWholeImageNext() async throws {
+        let registry = StubRegistry()
+        registry.stubHazards(under: "/hazards")
+        let session = inProcessSession(registry)
+        defer { session.finishTasksAndInvalidate() }
+        let url = URL(string: "http://img.example.com/hazards/truncated-then-whole")!
+        do {
+            let (data, _) = try await session.data(from: url)
+            XCTFail("the first answer is cut short, yet URLSession returned \(data.count) bytes")
+        } catch {}
+        let (data, response) = try await session.data(from: url)
+        XCTAssertEqual((response as? HTTPURLResponse)?.statusCode, 200)
+        XCTAssertEqual(number(in: data), 2)
+        XCTAssertEqual(registry.journal.interactions.count, 2)
     }
 }
