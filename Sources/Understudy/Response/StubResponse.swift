@@ -266,7 +266,7 @@ public struct StubResponse: Sendable {
     }
 
     /// The same response with its image body served in `format`: for ``image(_:as:resize:damage:)`` it
-    /// replaces the format; for ``data(_:contentType:)``, ``file(_:)`` and ``forward(to:transcode:)``
+    /// replaces the format; for ``data(_:contentType:)``, ``file(_:)`` and ``forward(to:adding:transcode:)``
     /// it converts a PNG, WebP or JPEG body. Transcoding a canned body that is not an image answers 500;
     /// other bodies (text, JSON, redirects, faults) are left as they are.
     ///
