@@ -41,11 +41,9 @@ extension UnderstudyCommand {
         ))
         var journalBytes = Self.defaultJournalBytes
 
-        /// The journal's default byte bound: what keeps the server under 64 MB resident after
-        /// any row of `make bench-server` (many distinct URLs, a header differing per request,
-        /// over HTTP/1.1, TLS and h2): about 25,000 entries of short URLs and shared headers,
-        /// 12,000 of varying ones. With 8 MiB the journal was 8 of the 66 to 73 MB the server
-        /// held after the rows over TLS.
+        /// The journal's default byte bound: what keeps the server under `make bench-server`'s
+        /// resident-memory target after any of its rows (many distinct URLs, a header differing
+        /// per request, over HTTP/1.1, TLS and h2). Benchmarks/README.md gives the figures.
         static let defaultJournalBytes = 4 * 1024 * 1024
 
         @Option(name: .customLong("max-body"), help: "The largest request body accepted, in bytes.")

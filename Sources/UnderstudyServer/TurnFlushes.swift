@@ -64,9 +64,8 @@ final class TurnFlushes {
 /// docs/ARCHITECTURE.md for why. Linux only: elsewhere nothing is corked.
 ///
 /// One per connection, holding its channel's synchronous options: SwiftNIO makes them anew
-/// each time they are asked for, which cost as much again as the option set. A class: the
-/// options are an existential, which every copy of a struct holding them copied through
-/// generic value witnesses.
+/// each time they are asked for. A class: the options are an existential, which every copy of
+/// a struct holding them would copy through generic value witnesses.
 final class SocketCork {
     #if os(Linux)
     private static let option = ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: CInt(TCP_CORK)))

@@ -1,7 +1,6 @@
 import Foundation
 // The SPI gives a buffer exactly the bytes it holds (`ByteBuffer(takingOwnershipOf:)`): NIO's own
-// allocations round up to a power of two, so a rendering of 4.7 KB kept for the server's life
-// would take 8 KB.
+// allocations round up to a power of two, and a rendering is kept for the server's life.
 @_spi(CustomByteBufferAllocator) internal import NIOCore
 internal import NIOHTTP1
 import Understudy
@@ -171,8 +170,7 @@ final class WireResponse: Sendable {
 /// When the last response using the file goes, its handle is closed at once unless a write of
 /// it is still queued (a client reading slowly while its connection has moved on); then the
 /// loop's clock looks again every 100 ms (``LateClose``). So sending from a file takes nothing
-/// per write to keep the file open, where a promise per response (a future and a callback) was
-/// a large share of our own work in answering a large file.
+/// per write to keep the file open: no promise per response (a future and a callback).
 final class OpenFile: @unchecked Sendable {
     /// A `var` only so that `deinit` can ask whether a queued write still holds it: never
     /// assigned after `init`, so sharing this object across threads is safe.

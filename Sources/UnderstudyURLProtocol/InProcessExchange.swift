@@ -192,9 +192,8 @@ struct InProcessExchange: Sendable {
     /// Apple platforms: tell URLSession of the redirect, then deliver the redirect itself. If
     /// the session follows it, it stops this load (and this protocol's later calls are dropped)
     /// and asks the stubs again for the next URL; if its delegate refuses, the task ends with
-    /// the 3xx response and its body, as URLSession documents and does for the network.
-    /// (Apple's CustomHTTPProtocol sample ends the load with a cancellation error instead,
-    /// which a refusing delegate would meet as a failure; OHHTTPStubs delivers the response.)
+    /// the 3xx response and its body, as URLSession documents and does for the network (ending
+    /// the load with a cancellation error instead would meet a refusing delegate as a failure).
     private func reportRedirect(_ answer: StubAnswer, for request: StubRequest, to next: StubRequest, id: Int, startTime: Date) async {
         let prepared = answer.response
         if prepared.delay > .zero {

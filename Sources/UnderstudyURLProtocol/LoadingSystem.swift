@@ -30,8 +30,8 @@ struct LoadingSystem: Sendable, Hashable {
 
     /// Where the protocol calls its client.
     enum Callbacks: Sendable, Hashable {
-        /// Apple: on the thread that called `startLoading`, through that thread's run loop
-        /// (Apple's URLProtocol documentation; OHHTTPStubs does the same).
+        /// Apple: on the thread that called `startLoading`, through that thread's run loop, as
+        /// URLProtocol's contract asks.
         case startingThread
         /// corelibs: on the task's work queue, where corelibs changes its unsynchronised task
         /// registry; from any other thread its client races with it.

@@ -9,7 +9,7 @@ import Darwin
 
 // The platform's spelling of a stream socket, and how a send avoids SIGPIPE when the peer has
 // gone: a flag on each send on Linux, a socket option (`SO_NOSIGPIPE`) on Darwin.
-#if canImport(Glibc) || canImport(Musl)
+#if os(Linux)
 private let streamType = Int32(SOCK_STREAM.rawValue)
 private let sendFlags = Int32(MSG_NOSIGNAL)
 private func suppressSIGPIPE(_ fd: Int32) {}

@@ -26,7 +26,7 @@ final class WireMockPythonClientTests: XCTestCase {
     func testEveryCallOfTheClientAndItsEffect() throws {
         let server = try startUnderstudy(["serve", "--root-dir", root.path, "--port", "0", "--log", "quiet"])
         self.server = server
-        let output = try runPython(Self.clientScript, arguments: ["http://127.0.0.1:\(server.port)", root.path])
+        let output = try runPythonScript(Self.clientScript, arguments: ["http://127.0.0.1:\(server.port)", root.path])
         XCTAssertEqual(output.status, 0, output.stderr)
         XCTAssertEqual(output.stdout.split(separator: "\n").map(String.init), [
             "create_mapping: 201-style mapping with id True",
@@ -68,7 +68,7 @@ final class WireMockPythonClientTests: XCTestCase {
         try FileManager.default.createDirectory(at: staged, withIntermediateDirectories: true)
         try #"{"request": {"method": "GET", "urlPath": "/hello"}, "response": {"status": 200, "body": "hi {{request.query.name}}", "transformers": ["response-template"]}}"#
             .write(to: staged.appendingPathComponent("hello.json"), atomically: true, encoding: .utf8)
-        let output = try runPython(Self.containerScript, arguments: ["http://127.0.0.1:\(server.port)", root.path, staged.path])
+        let output = try runPythonScript(Self.containerScript, arguments: ["http://127.0.0.1:\(server.port)", root.path, staged.path])
         XCTAssertEqual(output.status, 0, output.stderr)
         XCTAssertEqual(output.stdout.split(separator: "\n").map(String.init), [
             "ready: 200",
@@ -192,26 +192,6 @@ print("after reset:", after.status_code, after.text)
 """#
 
     // MARK: - Helpers
-
-    private func runPython(_ script: String, arguments: [String]) throws -> UnderstudyRun {
-        let python = packageRoot.appendingPathComponent(".venv/bin/python")
-        guard FileManager.default.isExecutableFile(atPath: python.path) else {
-            throw XCTSkip("no .venv/bin/python: run `make test-deps`")
-        }
-        let file = root.appendingPathComponent("client.py")
-        try script.write(to: file, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = python
-        process.arguments = [file.path] + arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return UnderstudyRun(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
-    }
 
     /// A PNG of one colour: `red` in the red channel, 255 - `red` in the blue.
     static func png(width: Int, height: Int, red: UInt8) throws -> Data {

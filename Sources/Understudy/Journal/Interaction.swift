@@ -175,9 +175,9 @@ extension InteractionResult {
     /// Creates a result.
     ///
     /// In an extension, so that the struct keeps its memberwise initializer, which builds the
-    /// result in place: one set field by field was built in a temporary and copied out, each
-    /// of its fields retained and released (``StubAnswer/result(_:)`` uses the memberwise one,
-    /// for every request a server answers).
+    /// result in place rather than in a temporary whose fields are each retained and released
+    /// on the copy (``StubAnswer/result(_:)`` uses the memberwise one, for every request a
+    /// server answers).
     package init(
         stubName: String?, status: Int?, headers: HeaderFields = [:], bodyBytesSent: Int = 0,
         outcome: Interaction.Outcome, nearMisses: [NearMiss] = [], transport: Interaction.Transport? = nil,

@@ -73,8 +73,8 @@ public final class Journal: Sendable {
         // Reserved up front so that a full journal rotates through exactly the slots it can
         // fill instead of a grown buffer's worth: `limit`, or fewer when `byteLimit` holds fewer
         // entries (each counts at least its slot). Reserving `limit` alone, a journal bounded
-        // in bytes still touched every one of 100,000 slots as it rotated: 16 MB resident
-        // whatever `byteLimit` said.
+        // in bytes would still touch every slot of `limit` as it rotated, whatever
+        // `byteLimit` said.
         if let slots = Self.slots(limit: limit, byteLimit: byteLimit) { initial.entries.reserveCapacity(slots) }
         state = LockedState(initial)
     }

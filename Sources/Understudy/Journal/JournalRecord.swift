@@ -212,9 +212,10 @@ struct JournalRecord: Sendable {
 extension JournalRecord {
     /// The record of `request`, in flight.
     ///
-    /// An extension's initializer that calls the memberwise one: set field by field in the
-    /// struct's own initializer, the record was built in a temporary and copied out, each of
-    /// its fields retained and released, for every request a server answers.
+    /// An extension's initializer that calls the memberwise one, which builds the record in
+    /// place: set field by field in the struct's own initializer, it would be built in a
+    /// temporary and copied out, each of its fields retained and released, for every request a
+    /// server answers.
     init(_ request: StubRequest, transport: Interaction.Transport, redirectedFrom: Int?, startTime: Date) {
         let urlText: String, originScheme: OriginScheme?
         if let target = request.originFormTarget, let scheme = OriginScheme(request.scheme) {

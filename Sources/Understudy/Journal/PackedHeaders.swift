@@ -4,7 +4,7 @@ import Foundation
 /// (each preceded by its length), unpacked into ``HeaderFields`` only when an entry is read.
 ///
 /// ``HeaderFields`` holds an array of fields whose names and values longer than 15 bytes are
-/// each a separate allocation: a request with a `traceparent` or a cookie cost two or three
+/// each a separate allocation, so a request with a `traceparent` or a cookie takes several
 /// allocations of its own per entry. Packed, it is one, of about the size of the header lines on
 /// the wire. The bytes are the strings' UTF-8, so unpacking gives back exactly what was packed.
 struct PackedHeaders: Sendable, Equatable {

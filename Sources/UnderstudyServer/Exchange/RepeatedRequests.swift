@@ -106,7 +106,7 @@ final class RepeatedRequests<Key: RepeatedRequestKey, Entry> {
 
     /// A key with its ``RepeatedRequestKey/quickHash``, which is all the table hashes: every
     /// read is looked up, and SipHash over all of its bytes (what `Key`'s own `Hashable` does)
-    /// cost several times the quick hash.
+    /// is the dearer of the two.
     struct Hashed: Hashable {
         let key: Key
         let quickHash: UInt64

@@ -5,8 +5,8 @@ import Foundation
 /// libpng, through the setjmp-guarding shims of CUnderstudyPNG.
 enum PNGCodec {
     /// zlib level 1 (deflate's fast path). A mock server re-encodes on the request path, where
-    /// time matters more than bytes: level 1 with Sub is several times faster than libpng's
-    /// defaults (level 6, adaptive filters, as `dwebp` writes PNG) for files a few percent larger.
+    /// time matters more than bytes: level 1 with Sub is faster than libpng's defaults (level 6,
+    /// adaptive filters, as `dwebp` writes PNG) for slightly larger files (Benchmarks/README.md).
     static let compressionLevel: Int32 = 1
     /// Only the Sub filter: one cheap subtraction per byte, which helps deflate on smooth
     /// images nearly as much as libpng's adaptive choice among all five filters, which tries
