@@ -60,21 +60,8 @@ final class ServerShared: Sendable {
         let fileChecks: FileCheckTurn
         /// Its turn's flushes, made together at the turn's end.
         let flushes: TurnFlushes
-        /// The requests its `http` and its `https` connections answered, by their reads.
-        let plainReads = RepeatedReads(), tlsReads = RepeatedReads()
-
-        /// The requests its HTTP/2 `http` and `https` connections answered, by HEADERS block.
-        let plainBlocks = RepeatedHeaderBlocks(), tlsBlocks = RepeatedHeaderBlocks()
-
-        /// The kept reads of connections with `scheme`.
-        func repeatedReads(scheme: String) -> RepeatedReads {
-            scheme == "https" ? tlsReads : plainReads
-        }
-
-        /// The kept HEADERS blocks of HTTP/2 connections with `scheme`.
-        func repeatedBlocks(scheme: String) -> RepeatedHeaderBlocks {
-            scheme == "https" ? tlsBlocks : plainBlocks
-        }
+        /// What the stubs decided for its requests, by head.
+        let decisions = DecisionCache()
     }
 
     /// The resources of `eventLoop`, for the connections it serves: looked up once per
