@@ -19,8 +19,8 @@ final class ServerShared: Sendable {
     let network: NetworkSetting
     /// The renderings every event loop's framed-response cache shares.
     private let sharedWireResponses = SharedWireResponses()
-    /// What each event loop's connections share, used only on that loop.
-    private let loopResources = LockedState<[ObjectIdentifier: LoopResources]>([:])
+    /// What each event loop's connections share, bound to that loop.
+    private let loopResources = LockedState<[ObjectIdentifier: NIOLoopBound<LoopResources>]>([:])
     private let state: LockedState<(channels: [ObjectIdentifier: any Channel], host: String, port: Int)>
 
     init(
@@ -65,16 +65,16 @@ final class ServerShared: Sendable {
     }
 
     /// The resources of `eventLoop`, for the connections it serves: looked up once per
-    /// connection, then used without a lock.
+    /// connection, then used without a lock. Call it on `eventLoop`.
     func resources(for eventLoop: any EventLoop) -> LoopResources {
         loopResources.withLock { all in
-            if let resources = all[ObjectIdentifier(eventLoop)] { return resources }
+            if let resources = all[ObjectIdentifier(eventLoop)] { return resources.value }
             let clock = LoopClock(eventLoop: eventLoop)
             let resources = LoopResources(
-                wireResponses: WireResponseCache(shared: sharedWireResponses, clock: clock), clock: clock,
+                wireResponses: WireResponseCache(shared: sharedWireResponses), clock: clock,
                 headerBlocks: HTTP2HeaderBlockCache(), fileChecks: FileCheckTurn(), flushes: TurnFlushes()
             )
-            all[ObjectIdentifier(eventLoop)] = resources
+            all[ObjectIdentifier(eventLoop)] = NIOLoopBound(resources, eventLoop: eventLoop)
             return resources
         }
     }

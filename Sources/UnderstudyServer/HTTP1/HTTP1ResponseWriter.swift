@@ -116,13 +116,15 @@ final class HTTP1ResponseWriter: ResponseWriter {
             } else {
                 releaseHead()
             }
-            // The queued write holds the file's handle, which stays open until the write is
-            // done whatever the cache and the next response do meanwhile (``OpenFile``).
             let region = FileRegion(
                 fileHandle: file.handle, readerIndex: wire.fileOffset + start, endIndex: wire.fileOffset + range.upperBound
             )
             corkable = !split && SocketCork.worthCorking(fileOffset: region.readerIndex)
-            context.write(NIOAny(IOData.fileRegion(region)), promise: nil)
+            // The file stays open until the write is done or failed, whatever the cache and the
+            // next response do meanwhile.
+            let written = context.eventLoop.makePromise(of: Void.self)
+            file.keepOpen(until: written.futureResult)
+            context.write(NIOAny(IOData.fileRegion(region)), promise: written)
         } else {
             releaseHead()
             let slice = wire.body.getSlice(at: wire.body.readerIndex + range.lowerBound, length: range.count)!
