@@ -26,9 +26,11 @@ enum ServerPipeline {
     ///   - shared: what all connections share.
     ///   - origin: the scheme requests are matched on and the authority of requests naming none:
     ///     the plain listener's, the TLS listener's, or an intercepted `CONNECT`'s.
-    static func configureHTTP1(_ channel: any Channel, shared: ServerShared, origin: ConnectionOrigin? = nil) throws {
+    ///   - applicationProtocol: what ALPN chose, over TLS.
+    static func configureHTTP1(_ channel: any Channel, shared: ServerShared, origin: ConnectionOrigin? = nil, applicationProtocol: String? = nil) throws {
         let sync = channel.pipeline.syncOperations
-        let handlers = http1Handlers(shared: shared, eventLoop: channel.eventLoop, origin: origin ?? shared.plainOrigin)
+        let connection = ServerConnection.accepted(channel, shared: shared, applicationProtocol: applicationProtocol)
+        let handlers = http1Handlers(shared: shared, eventLoop: channel.eventLoop, origin: origin ?? shared.plainOrigin, connection: connection)
         // First of all, before any TLS: it sees the reads as they came from the socket.
         try sync.addHandler(InputEndFlush(flushes: shared.resources(for: channel.eventLoop).flushes), position: .first)
         try sync.addHandler(SilentInputCounter(handlers.connection.silentInput))
@@ -46,11 +48,11 @@ enum ServerPipeline {
 
     /// The handlers behind the request decoder (what handler tests put on an embedded channel).
     static func http1Handlers(
-        shared: ServerShared, eventLoop: any EventLoop, origin: ConnectionOrigin? = nil
+        shared: ServerShared, eventLoop: any EventLoop, origin: ConnectionOrigin? = nil, connection: ServerConnection = ServerConnection(index: 0)
     ) -> (all: [any ChannelHandler], connection: HTTP1Connection) {
         let origin = origin ?? shared.plainOrigin
         let exchange = StubExchange(
-            shared: shared, origin: origin, eventLoop: eventLoop, allocator: ByteBufferAllocator(), httpVersion: .http1_1
+            shared: shared, origin: origin, eventLoop: eventLoop, allocator: ByteBufferAllocator(), httpVersion: .http1_1, connection: connection
         )
         let resources = shared.resources(for: eventLoop)
         let connection = HTTP1Connection(exchange: exchange)

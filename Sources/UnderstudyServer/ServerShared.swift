@@ -21,7 +21,16 @@ final class ServerShared: Sendable {
     private let sharedWireResponses = SharedWireResponses()
     /// What each event loop's connections share, bound to that loop.
     private let loopResources = LockedState<[ObjectIdentifier: NIOLoopBound<LoopResources>]>([:])
-    private let state: LockedState<(channels: [ObjectIdentifier: any Channel], host: String, port: Int)>
+    private let state: LockedState<(channels: [ObjectIdentifier: Tracked], host: String, port: Int)>
+    /// Connections accepted so far, the last one's index.
+    private let accepted = LockedState(0)
+
+    /// An open connection: the channel, its index, and the server name its TLS hello asked for.
+    private struct Tracked {
+        let channel: any Channel
+        let index: Int
+        var serverName: String?
+    }
 
     init(
         registry: StubRegistry, configuration: StubServer.Configuration, tls: LazyTLS? = nil
@@ -29,7 +38,7 @@ final class ServerShared: Sendable {
         self.tls = tls
         self.registry = registry
         self.configuration = configuration
-        let state = LockedState<(channels: [ObjectIdentifier: any Channel], host: String, port: Int)>(([:], "127.0.0.1", 0))
+        let state = LockedState<(channels: [ObjectIdentifier: Tracked], host: String, port: Int)>(([:], "127.0.0.1", 0))
         self.state = state
         let network = NetworkSetting(base: configuration.network)
         self.network = network
@@ -117,16 +126,35 @@ final class ServerShared: Sendable {
         }
     }
 
-    func track(_ channel: any Channel) {
+    /// Keeps `channel` until it closes, so that ``closeAll()`` can close it, and gives its index:
+    /// from 1, in order of acceptance. A channel set up again (the TLS inside an intercepted
+    /// `CONNECT`, HTTP/1.1 after the version sniffer) keeps its index.
+    /// - Returns: the index, and the server name its TLS hello asked for, if it had TLS.
+    @discardableResult
+    func track(_ channel: any Channel) -> (index: Int, serverName: String?) {
         let key = ObjectIdentifier(channel)
-        state.withLock { $0.channels[key] = channel }
-        channel.closeFuture.whenComplete { [weak self] _ in
-            self?.state.withLock { _ = $0.channels.removeValue(forKey: key) }
+        let (tracked, isNew) = state.withLock { state -> (Tracked, Bool) in
+            if let tracked = state.channels[key] { return (tracked, false) }
+            let tracked = Tracked(channel: channel, index: accepted.withLock { $0 += 1; return $0 })
+            state.channels[key] = tracked
+            return (tracked, true)
         }
+        if isNew {
+            channel.closeFuture.whenComplete { [weak self] _ in
+                self?.state.withLock { _ = $0.channels.removeValue(forKey: key) }
+            }
+        }
+        return (tracked.index, tracked.serverName)
+    }
+
+    /// Notes the server name `channel`'s TLS hello asked for (`nil`: none), for its journal entries.
+    func noteServerName(_ name: String?, of channel: any Channel) {
+        track(channel)
+        state.withLock { $0.channels[ObjectIdentifier(channel)]?.serverName = name }
     }
 
     func closeAll() async {
-        let channels = state.withLock { Array($0.channels.values) }
+        let channels = state.withLock { $0.channels.values.map(\.channel) }
         for channel in channels {
             try? await channel.close()
         }

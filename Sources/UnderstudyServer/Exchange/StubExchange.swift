@@ -34,9 +34,15 @@ final class StubExchange {
     let clock: LoopClock
     private let fileChecks: FileCheckTurn
     private let decisions: DecisionCache
+    /// The connection the requests come on, which numbers them.
+    private let connection: ServerConnection
     private let allocator: ByteBufferAllocator
 
-    init(shared: ServerShared, origin: ConnectionOrigin, eventLoop: any EventLoop, allocator: ByteBufferAllocator, httpVersion: Interaction.HTTPVersion) {
+    init(
+        shared: ServerShared, origin: ConnectionOrigin, eventLoop: any EventLoop, allocator: ByteBufferAllocator, httpVersion: Interaction.HTTPVersion,
+        connection: ServerConnection = ServerConnection(index: 0)
+    ) {
+        self.connection = connection
         let resources = shared.resources(for: eventLoop)
         self.responder = shared.responder
         self.origin = origin
@@ -63,13 +69,14 @@ final class StubExchange {
     /// ``DecisionCache`` kept its decision, else as the stubs decide; delivered at once when
     /// canned, else once a task has rendered it.
     func answer(_ head: HTTPRequestHead, body: ByteBuffer?, arrival: ServerRequest.Arrival, to target: some ExchangeTarget) {
+        let arrival = numbered(arrival)
         let method = head.method.rawValue
         let key = body == nil ? DecisionKey(scheme: origin.scheme, head: head) : nil
         if let key, let entry = decisions.entry(for: key) {
             let answer = responder.answerAgain(entry.match, for: entry.request, fileCheck: fileChecks)
             fileChecks.endWithTurn(of: eventLoop)
             if let answer {
-                return deliver(answer, request: entry.request, method: method, arrival: arrival, to: target)
+                return deliverNumbered(answer, request: entry.request, method: method, arrival: arrival, to: target)
             }
             decisions.removeAll()
         }
@@ -84,7 +91,7 @@ final class StubExchange {
                 request = request.packingHeadersForTheJournal()
                 decisions.keep(DecisionCache.Entry(request: request, match: match), for: key)
             }
-            deliver(answer, request: request, method: method, arrival: arrival, to: target)
+            deliverNumbered(answer, request: request, method: method, arrival: arrival, to: target)
         case .pending(let pending):
             answerLater(pending, request: request, method: method, arrival: arrival, to: target)
         }
@@ -93,7 +100,7 @@ final class StubExchange {
     /// Answers a request refused before any stub saw it (too large, too slow, malformed),
     /// journaled like any other with what was read of it.
     func refuse(_ answer: StubAnswer, request: StubRequest, arrival: ServerRequest.Arrival, to target: some ExchangeTarget) {
-        deliver(answer, request: request, method: request.method, arrival: arrival, refused: true, to: target)
+        deliverNumbered(answer, request: request, method: request.method, arrival: numbered(arrival), refused: true, to: target)
     }
 
     /// A closure, codec or upstream renders the answer on a task; the request is in the
@@ -101,7 +108,7 @@ final class StubExchange {
     private func answerLater(
         _ pending: StubResponder.Pending, request: StubRequest, method: String, arrival: ServerRequest.Arrival, to target: any ExchangeTarget
     ) {
-        let id = responder.open(request, httpVersion: httpVersion)
+        let id = responder.open(request, httpVersion: httpVersion, connection: arrival.connection)
         let responder = self.responder
         let httpVersion = self.httpVersion
         let bound = NIOLoopBound((exchange: self, target: target), eventLoop: eventLoop)
@@ -115,17 +122,30 @@ final class StubExchange {
                 responder.close(id, request: request, startTime: arrival.start, answer: answer, report: report)
                 return
             }
-            exchange.deliver(answer, request: request, method: method, arrival: arrival, journalID: id, to: target)
+            exchange.deliverNumbered(answer, request: request, method: method, arrival: arrival, journalID: id, to: target)
         }
     }
 
     // MARK: - Delivering
 
-    /// Delivers `answer` to `target`, as its ``DeliveryPlan`` says; journaled when it ends.
+    /// Delivers `answer`, made for the request rather than by the stubs (a `CONNECT` refused),
+    /// to `target`, as its ``DeliveryPlan`` says; journaled when it ends.
+    func deliver(_ answer: StubAnswer, request: StubRequest, method: String, arrival: ServerRequest.Arrival, to target: some ExchangeTarget) {
+        deliverNumbered(answer, request: request, method: method, arrival: numbered(arrival), to: target)
+    }
+
+    /// `arrival` with its place among the connection's exchanges.
+    private func numbered(_ arrival: ServerRequest.Arrival) -> ServerRequest.Arrival {
+        var arrival = arrival
+        arrival.connection = connection.nextExchange()
+        return arrival
+    }
+
+    /// Delivers `answer` for a request already ``numbered(_:)``.
     /// - Parameters:
     ///   - journalID: the entry opened when the request arrived, if it was.
     ///   - refused: whether the request was refused before it was whole.
-    func deliver(
+    private func deliverNumbered(
         _ answer: StubAnswer, request: StubRequest, method: String, arrival: ServerRequest.Arrival, journalID: Int? = nil,
         refused: Bool = false, to target: some ExchangeTarget
     ) {

@@ -47,13 +47,16 @@ final class HTTP2Connection: ChannelInboundHandler {
     private var flushPending = false
     private let flushes: TurnFlushes
 
-    init(shared: ServerShared, scheme: String, listener: @escaping @Sendable () -> String, eventLoop: any EventLoop) {
+    init(
+        shared: ServerShared, scheme: String, listener: @escaping @Sendable () -> String, eventLoop: any EventLoop,
+        connection: ServerConnection = ServerConnection(index: 0)
+    ) {
         self.shared = shared
         self.listener = listener
         self.eventLoop = eventLoop
         self.exchange = StubExchange(
             shared: shared, origin: ConnectionOrigin(scheme: scheme, authority: listener), eventLoop: eventLoop,
-            allocator: ByteBufferAllocator(), httpVersion: .http2
+            allocator: ByteBufferAllocator(), httpVersion: .http2, connection: connection
         )
         let resources = shared.resources(for: eventLoop)
         self.headerBlocks = resources.headerBlocks
