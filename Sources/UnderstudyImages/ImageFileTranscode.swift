@@ -56,13 +56,13 @@ package struct ImageFileTranscode: Sendable {
     }
 
     /// The default WebP quality when `--quality` is not given.
-    package static let defaultQuality = 80
+    package static let defaultQuality = ImageFormat.defaultWebPQuality
     /// The default JPEG quality when `--quality` is not given.
-    package static let defaultJPEGQuality = 85
+    package static let defaultJPEGQuality = ImageFormat.defaultJPEGQuality
     /// The default AVIF and HEIC quality when `--quality` is not given.
-    package static let defaultAVIFQuality = 60
+    package static let defaultAVIFQuality = ImageFormat.defaultAVIFQuality
     /// The default AVIF encoder speed when `--speed` is not given.
-    package static let defaultAVIFSpeed = 8
+    package static let defaultAVIFSpeed = ImageFormat.defaultAVIFSpeed
 
     /// Checks the options and picks the target.
     /// - Parameters:

@@ -44,6 +44,27 @@ public enum ImageFormat: Sendable, Hashable, CustomStringConvertible {
     /// WebP or PNG, chosen by the request's `Accept` header: `.negotiated(among: [.webp, .png])`.
     public static var negotiated: ImageFormat { .negotiated(among: defaultNegotiatedKinds) }
 
+    /// Lossy WebP at the quality stub files use when they name none (``defaultWebPQuality``):
+    /// `as: .webp` in Swift is `as: webp` in a stub file.
+    public static var webp: ImageFormat { .webp(quality: defaultWebPQuality) }
+    /// Baseline JPEG at the quality stub files use when they name none (``defaultJPEGQuality``).
+    public static var jpeg: ImageFormat { .jpeg(quality: defaultJPEGQuality) }
+    /// Progressive JPEG at the quality stub files use when they name none (``defaultJPEGQuality``).
+    public static var jpegProgressive: ImageFormat { .jpegProgressive(quality: defaultJPEGQuality) }
+    /// AVIF at the quality and speed stub files use when they name none.
+    public static var avif: ImageFormat { .avif(quality: defaultAVIFQuality, speed: defaultAVIFSpeed) }
+    /// HEIC at the quality stub files use when they name none (``defaultAVIFQuality``).
+    public static var heic: ImageFormat { .heic(quality: defaultAVIFQuality) }
+
+    /// The WebP quality of `.webp`, of `webp` in stub files and of `understudy transcode`.
+    public static let defaultWebPQuality = 80
+    /// The JPEG quality of `.jpeg` and `.jpegProgressive`, and of their stub-file names.
+    public static let defaultJPEGQuality = 85
+    /// The AVIF and HEIC quality of `.avif` and `.heic`, and of their stub-file names.
+    public static let defaultAVIFQuality = 60
+    /// The AVIF encoder speed of `.avif`, and of `avif` in stub files.
+    public static let defaultAVIFSpeed = 8
+
     /// The formats `.negotiated` offers: WebP, then PNG.
     public static let defaultNegotiatedKinds: [ImageKind] = [.webp, .png]
 

@@ -94,6 +94,34 @@ final class StubFileAVIFHEICGIFTests: XCTestCase {
         XCTAssertEqual(transcoder.statistics.codecCalls, before)
     }
 
+    /// A format named in Swift without options is the stub files' format of that name, with
+    /// their default quality: `as: .webp` and `as: webp` give the same bytes.
+    func testEachFormatSpelledInSwiftAsStubFilesSpellItGivesTheSameBytes() async throws {
+        let names = ["webp", "jpeg", "jpeg-progressive", "avif", "heic"]
+        let formats: [ImageFormat] = [.webp, .jpeg, .jpegProgressive, .avif, .heic]
+        let (stubs, _) = try registry("stubs:\n" + names.map { name in
+            "  - request: { path: /\(name) }\n    response: { image: { generate: { width: 24, height: 16, pattern: photo }, as: \(name) } }\n"
+        }.joined())
+        let swift = StubRegistry()
+        for (name, format) in zip(names, formats) {
+            swift.stub(.path("/\(name)"), response: .image(.generated(width: 24, height: 16, pattern: .photo), as: format))
+        }
+        for name in names {
+            let fromFile = try await stubs.answer("http://x.test/\(name)")
+            let fromSwift = try await swift.answer("http://x.test/\(name)")
+            XCTAssertEqual(fromSwift.headers["Content-Type"], fromFile.headers["Content-Type"], name)
+            XCTAssertFalse(fromSwift.body.isEmpty, name)
+            if ["avif", "heic"].contains(name) {
+                // Their encoders run threads: the pixels, not the bytes, are the same every time.
+                XCTAssertEqual(try RGBAImage(decoding: fromSwift.body), try RGBAImage(decoding: fromFile.body), name)
+            } else {
+                XCTAssertEqual(fromSwift.body, fromFile.body, "\(name): the same encoder settings")
+            }
+        }
+        XCTAssertEqual(ImageFormat.webp, .webp(quality: 80))
+        XCTAssertEqual(ImageFormat.avif, .avif(quality: 60, speed: 8))
+    }
+
     func testGeneratedAnimationsAreAnimatedAVIFAndGIFAndHEICIsTheFirstFrame() async throws {
         let (stubs, _) = try registry("""
             stubs:

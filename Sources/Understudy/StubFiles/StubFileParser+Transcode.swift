@@ -17,12 +17,12 @@ extension StubFileParser {
         guard let name = string(node, path, expected: "an image format") else { return nil }
         switch name {
         case "png": return .png
-        case "webp": return .webp(quality: Self.defaultWebPQuality)
+        case "webp": return .webp
         case "webp-lossless": return .webpLossless
-        case "jpeg": return .jpeg(quality: Self.defaultJPEGQuality)
-        case "jpeg-progressive": return .jpegProgressive(quality: Self.defaultJPEGQuality)
-        case "avif": return .avif(quality: Self.defaultAVIFQuality, speed: Self.defaultAVIFSpeed)
-        case "heic": return .heic(quality: Self.defaultAVIFQuality)
+        case "jpeg": return .jpeg
+        case "jpeg-progressive": return .jpegProgressive
+        case "avif": return .avif
+        case "heic": return .heic
         case "gif": return .gif
         case "negotiate": return .negotiated
         default:
