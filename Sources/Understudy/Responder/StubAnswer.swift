@@ -86,7 +86,8 @@ package struct StubAnswer: Sendable {
             renderID: response.renderID,
             httpVersion: delivery.httpVersion,
             network: response.network,
-            scenario: response.scenarioStep
+            scenario: response.scenarioStep,
+            drawn: response.drawn
         )
     }
 }

@@ -141,9 +141,9 @@ final class RenderCache: Sendable {
 }
 
 extension StubResponse {
-    /// Whether two renderings are always alike: canned, and any delay fixed.
+    /// Whether two renderings are always alike: canned, nothing left to chance, and any delay fixed.
     var rendersTheSameEveryTime: Bool {
-        guard rendersImmediately else { return false }
+        guard rendersImmediately, chances.isEmpty else { return false }
         switch delay {
         case nil, .fixed: return true
         case .uniform, .lognormal: return false

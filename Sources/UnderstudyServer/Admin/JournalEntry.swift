@@ -92,6 +92,8 @@ package struct JournalEntry: Sendable, Hashable, Codable {
     package var network: AdminJSON.NetworkProfileSummary?
     /// Where the request left the answering stub's scenario: `{"name": "cart", "state": "filled"}`.
     package var scenario: [String: String]?
+    /// What the stub left to chance that this request drew: `["fault"]`; absent when nothing.
+    package var drawn: [String]?
 
     /// The bytes a `CONNECT` tunnel carried.
     package struct Tunnel: Codable, Sendable, Hashable {
@@ -158,11 +160,12 @@ package struct JournalEntry: Sendable, Hashable, Codable {
         self.httpVersion = interaction.httpVersion
         self.network = interaction.network.map(AdminJSON.NetworkProfileSummary.init)
         self.scenario = interaction.scenario.map { ["name": $0.name, "state": $0.state] }
+        self.drawn = interaction.drawn.isEmpty ? nil : interaction.drawn.map(\.rawValue)
     }
 
     private enum CodingKeys: String, CodingKey {
         case id, time, request, stub, response, outcome, fault, error, durationMs, transport, redirectedFrom, tunnel, httpVersion, network
-        case scenario
+        case scenario, drawn
     }
 
     package init(from decoder: any Decoder) throws {
@@ -188,6 +191,7 @@ package struct JournalEntry: Sendable, Hashable, Codable {
         httpVersion = try container.decodeIfPresent(Interaction.HTTPVersion.self, forKey: .httpVersion) ?? .http1_1
         network = try container.decodeIfPresent(AdminJSON.NetworkProfileSummary.self, forKey: .network)
         scenario = try container.decodeIfPresent([String: String].self, forKey: .scenario)
+        drawn = try container.decodeIfPresent([String].self, forKey: .drawn)
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -208,6 +212,7 @@ package struct JournalEntry: Sendable, Hashable, Codable {
         try container.encode(httpVersion, forKey: .httpVersion)
         try container.encodeIfPresent(network, forKey: .network)
         try container.encodeIfPresent(scenario, forKey: .scenario)
+        try container.encodeIfPresent(drawn, forKey: .drawn)
     }
 
     /// `2025-01-02T03:04:05.678Z`.
