@@ -36,9 +36,10 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
     /// The request is read whole, then the connection closes without a byte of answer (on
     /// HTTP/2 the stream is reset). In-process: `URLError(.badServerResponse)`.
     case disconnectAfterRequest
-    /// The connection closes while the request's body arrives, once `after` bytes of it are in:
-    /// the client meets a reset while it sends. A request whose body is `after` bytes or fewer
-    /// is answered as usual. In-process: `URLError(.networkConnectionLost)`.
+    /// A request whose body is longer than `after` bytes gets a TCP reset instead of an answer,
+    /// as from a server that stops reading mid-body; one whose body is `after` bytes or fewer is
+    /// answered as usual. The server reads a body before it matches a stub, so the reset comes
+    /// once the body is in. In-process: `URLError(.networkConnectionLost)`.
     case disconnectDuringRequestBody(after: Int)
     /// The stub's status and headers and `after` bytes of its body, then a close (on HTTP/2
     /// the stream is reset). In-process, as URLSession reports it on the wire:
@@ -92,7 +93,7 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Parses a stub-file name such as `connection-reset`; `nil` for an unknown name or one
-    /// that takes an argument (see ``init(fileName:bytes:duration:)``).
+    /// that takes an argument (`slow-close`, `limit-data` and the others written with one).
     public init?(fileName: String) {
         switch fileName {
         case "connection-reset": self = .connectionReset
