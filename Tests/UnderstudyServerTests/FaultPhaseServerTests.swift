@@ -198,6 +198,26 @@ final class FaultPhaseServerTests: XCTestCase {
         }
     }
 
+    /// The same bytes again and again on one connection take the server's repeat path, which
+    /// must draw each time as the first request did.
+    func testARepeatedRequestOnAKeptConnectionDrawsEachTime() async throws {
+        let stubs = StubRegistry(seed: 8)
+        stubs.stub(.path("/busy.png"), named: "busy", response: .text("ok").status(503, chance: 0.5))
+        try await withServer(stubs) { server in
+            let socket = try RawSocket(port: server.port)
+            var statuses: [String] = []
+            for _ in 0..<40 {
+                socket.send("GET /busy.png HTTP/1.1\r\nHost: x\r\n\r\n")
+                let answer = socket.read(until: "\r\n\r\nok")
+                XCTAssertEqual(answer.ending, .satisfied, "\(answer)")
+                statuses.append(String(answer.text.prefix(12)))
+            }
+            XCTAssertEqual(Set(statuses), ["HTTP/1.1 200", "HTTP/1.1 503"])
+            let journal = try await settled(stubs, count: 40)
+            XCTAssertEqual(journal.map { $0.drawn == [.status] }, statuses.map { $0 == "HTTP/1.1 503" })
+        }
+    }
+
     private func settled(_ stubs: StubRegistry, count: Int) async throws -> [Interaction] {
         for _ in 0..<100 {
             let interactions = stubs.journal.interactions

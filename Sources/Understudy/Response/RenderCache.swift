@@ -141,9 +141,10 @@ final class RenderCache: Sendable {
 }
 
 extension StubResponse {
-    /// Whether two renderings are always alike: canned, nothing left to chance, and any delay fixed.
+    /// Whether two renderings are always alike: canned, and any delay fixed. What a stub leaves
+    /// to chance does not count: it is drawn per request after the rendering (``StubRegistry/drawn(_:)``).
     var rendersTheSameEveryTime: Bool {
-        guard rendersImmediately, chances.isEmpty else { return false }
+        guard rendersImmediately else { return false }
         switch delay {
         case nil, .fixed: return true
         case .uniform, .lognormal: return false
