@@ -69,11 +69,6 @@ public final class StubRegistry: Sendable {
         draws = LockedState(SplitMix64(seed: seed))
     }
 
-    /// `response` with what its stub left to chance drawn from the registry's generator.
-    package func drawn(_ response: PreparedResponse) -> PreparedResponse {
-        guard response.chances != nil else { return response }
-        return draws.withLock { response.drawing(using: &$0) }
-    }
 
     // MARK: - Adding and removing
 
