@@ -1,5 +1,6 @@
-/// A stub as the registry holds it: the stub plus its bookkeeping.
-final class StubEntry {
+/// A stub as the registry holds it: the stub plus its bookkeeping. ``uses`` is read and
+/// changed only under the registry's lock, so an entry may go between threads.
+final class StubEntry: @unchecked Sendable {
     let stub: Stub
     /// Copied out of `stub` so the hot path reads them without touching the struct.
     let matcher: RequestMatcher

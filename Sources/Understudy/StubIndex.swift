@@ -11,12 +11,12 @@
 /// Each level keeps its "any" bucket apart from the pinned ones, and a level with no pinned
 /// value is not looked up: stubs pinning only their paths cost a request one hash lookup (its
 /// path), not six (with `nil` and the absent host and extension keys).
-struct StubIndex {
+struct StubIndex: Sendable {
     typealias PathBuckets = Level<[StubEntry]>
     typealias ExtensionBuckets = Level<PathBuckets>
 
     /// One level: buckets by a pinned value, and the bucket of the stubs that pin none.
-    struct Level<Bucket> {
+    struct Level<Bucket: Sendable>: Sendable {
         private(set) var pinned: [String: Bucket] = [:]
         private(set) var any: Bucket?
 

@@ -23,7 +23,7 @@ public final class StubRegistry: Sendable {
     /// Transcodes the image bodies of this registry's stubs (and caches the results).
     public let transcoder: ImageTranscoder
 
-    struct State {
+    struct State: Sendable {
         var entries: [String: StubEntry] = [:] {
             didSet { version &+= 1 }
         }

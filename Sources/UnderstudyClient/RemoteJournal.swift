@@ -58,8 +58,22 @@ enum RemoteJournal {
         return InteractionResult(
             stubName: stub, status: response?["status"] as? Int, headers: headers,
             bodyBytesSent: (response?["bodySize"] as? Int) ?? 0, outcome: outcome, nearMisses: nearMisses,
-            httpVersion: (entry["httpVersion"] as? String).flatMap(Interaction.HTTPVersion.init(rawValue:))
+            httpVersion: (entry["httpVersion"] as? String).flatMap(Interaction.HTTPVersion.init(rawValue:)),
+            connection: connection(entry)
         )
+    }
+
+    /// The connection facts the server wrote (`connection`, `exchange`, `tls`), if any.
+    private static func connection(_ entry: [String: Any]) -> ConnectionFacts? {
+        guard let connection = entry["connection"] as? Int, let exchange = entry["exchange"] as? Int else { return nil }
+        let tls = (entry["tls"] as? [String: Any]).flatMap { tls -> ConnectionTLS? in
+            guard let version = tls["protocolVersion"] as? String else { return nil }
+            return ConnectionTLS(Interaction.TLS(
+                serverName: tls["serverName"] as? String, applicationProtocol: tls["applicationProtocol"] as? String,
+                protocolVersion: version, cipherSuite: tls["cipherSuite"] as? String
+            ))
+        }
+        return ConnectionFacts(connection: connection, exchange: exchange, tls: tls)
     }
 
     /// Near misses by journal entry id, from `GET /__admin/near-misses`.

@@ -77,6 +77,7 @@ extension HAREntry {
                 receive: Self.milliseconds(interaction.timing.receive),
                 comment: interaction.network.map { "network \($0)" }
             ),
+            connection: interaction.connection.map(String.init),
             understudy: HARUnderstudy(
                 stub: interaction.stubName, fault: interaction.fault?.description, transport: interaction.transport.rawValue,
                 network: interaction.network?.description

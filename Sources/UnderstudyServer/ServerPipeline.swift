@@ -4,20 +4,17 @@ internal import NIOHTTP1
 /// The handlers of an HTTP/1.1 connection, in order, each one concern (the swift-nio way):
 ///
 /// ```
-/// bytes ─▶ InputEndFlush ─▶ [TLS] ─▶ RepeatedRequestShortcut ─▶ HTTPRequestDecoder ─▶ HTTP1ConnectionHandler
-///          (flushes at       (NIOSSL) (answers a read that       (NIOHTTP1 parses)    (order, limits, timeouts,
-///           the input's end)           repeats a kept request;                         refusals; its HTTP1Answerer:
-///                                      counts silent input)                            /__admin/ to the AdminAPI,
-///                                                                                      else the StubExchange)
+/// bytes ─▶ InputEndFlush ─▶ [TLS] ─▶ SilentInputCounter ─▶ HTTPRequestDecoder ─▶ HTTP1ConnectionHandler
+///          (flushes at       (NIOSSL) (counts input the       (NIOHTTP1 parses)    (order, limits, timeouts,
+///           the input's end)           decoder makes nothing                        refusals; its HTTP1Answerer:
+///                                      of)                                          /__admin/ to the AdminAPI,
+///                                                                                   else the StubExchange)
 /// ```
 ///
-/// ``RepeatedRequestShortcut`` answers a read that repeats a request a fixed canned stub
-/// answered lately, byte for byte, without decoding it; any other read it counts for the
-/// connection's ``SilentInputGuard`` and passes on. The two handlers of ours share the
-/// connection's ``HTTP1Connection``: its state between requests, its fast path and its
-/// ``StubExchange``; they tell it what they saw and act on what it returns. Concerns that need
-/// no place of their own in the pipeline (the silent-input count, the answering) are objects
-/// the handlers call: each handler costs every read, `channelReadComplete` and `read` a hop.
+/// The two handlers of ours share the connection's ``HTTP1Connection``: its ``StubExchange``
+/// and its ``SilentInputGuard``. Concerns that need no place of their own in the pipeline (the
+/// answering) are objects the handlers call: each handler costs every read,
+/// `channelReadComplete` and `read` a hop.
 ///
 /// Responses are framed by ``WireResponse`` and written as bytes straight to the socket, and
 /// flushed at the end of the event loop's turn (``TurnFlushes``), or at once after a read that
@@ -29,13 +26,14 @@ enum ServerPipeline {
     ///   - shared: what all connections share.
     ///   - origin: the scheme requests are matched on and the authority of requests naming none:
     ///     the plain listener's, the TLS listener's, or an intercepted `CONNECT`'s.
-    static func configureHTTP1(_ channel: any Channel, shared: ServerShared, origin: ConnectionOrigin? = nil) throws {
-        let silentInput = SilentInputGuard(limit: 2 * NIOHTTPDecoderLimitConfiguration().maxHeaderListSize)
+    ///   - applicationProtocol: what ALPN chose, over TLS.
+    static func configureHTTP1(_ channel: any Channel, shared: ServerShared, origin: ConnectionOrigin? = nil, applicationProtocol: String? = nil) throws {
         let sync = channel.pipeline.syncOperations
-        let handlers = http1Handlers(shared: shared, eventLoop: channel.eventLoop, origin: origin ?? shared.plainOrigin, silentInput: silentInput)
+        let connection = ServerConnection.accepted(channel, shared: shared, applicationProtocol: applicationProtocol)
+        let handlers = http1Handlers(shared: shared, eventLoop: channel.eventLoop, origin: origin ?? shared.plainOrigin, connection: connection)
         // First of all, before any TLS: it sees the reads as they came from the socket.
         try sync.addHandler(InputEndFlush(flushes: shared.resources(for: channel.eventLoop).flushes), position: .first)
-        try sync.addHandler(RepeatedRequestShortcut(connection: handlers.connection, silentInput: silentInput))
+        try sync.addHandler(SilentInputCounter(handlers.connection.silentInput))
         try sync.addHandler(requestDecoder(maxHeaderCount: shared.configuration.maxHeaderCount))
         try sync.addHandlers(handlers.all)
         shared.track(channel)
@@ -50,16 +48,16 @@ enum ServerPipeline {
 
     /// The handlers behind the request decoder (what handler tests put on an embedded channel).
     static func http1Handlers(
-        shared: ServerShared, eventLoop: any EventLoop, origin: ConnectionOrigin? = nil, silentInput: SilentInputGuard? = nil
+        shared: ServerShared, eventLoop: any EventLoop, origin: ConnectionOrigin? = nil, connection: ServerConnection = ServerConnection(index: 0)
     ) -> (all: [any ChannelHandler], connection: HTTP1Connection) {
         let origin = origin ?? shared.plainOrigin
         let exchange = StubExchange(
-            shared: shared, origin: origin, eventLoop: eventLoop, allocator: ByteBufferAllocator(), httpVersion: .http1_1
+            shared: shared, origin: origin, eventLoop: eventLoop, allocator: ByteBufferAllocator(), httpVersion: .http1_1, connection: connection
         )
         let resources = shared.resources(for: eventLoop)
-        let connection = HTTP1Connection(exchange: exchange, reads: resources.repeatedReads(scheme: origin.scheme))
+        let connection = HTTP1Connection(exchange: exchange)
         let answerer = HTTP1Answerer(shared: shared, connection: connection, flushes: resources.flushes)
-        let manners = HTTP1ConnectionHandler(settings: shared.http1Settings(origin), connection: connection, answerer: answerer, silentInput: silentInput)
+        let manners = HTTP1ConnectionHandler(settings: shared.http1Settings(origin), connection: connection, answerer: answerer)
         return ([manners], connection)
     }
 }

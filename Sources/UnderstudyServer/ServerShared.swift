@@ -19,9 +19,18 @@ final class ServerShared: Sendable {
     let network: NetworkSetting
     /// The renderings every event loop's framed-response cache shares.
     private let sharedWireResponses = SharedWireResponses()
-    /// What each event loop's connections share, used only on that loop.
-    private let loopResources = LockedState<[ObjectIdentifier: LoopResources]>([:])
-    private let state: LockedState<(channels: [ObjectIdentifier: any Channel], host: String, port: Int)>
+    /// What each event loop's connections share, bound to that loop.
+    private let loopResources = LockedState<[ObjectIdentifier: NIOLoopBound<LoopResources>]>([:])
+    private let state: LockedState<(channels: [ObjectIdentifier: Tracked], host: String, port: Int)>
+    /// Connections accepted so far, the last one's index.
+    private let accepted = LockedState(0)
+
+    /// An open connection: the channel, its index, and the server name its TLS hello asked for.
+    private struct Tracked {
+        let channel: any Channel
+        let index: Int
+        var serverName: String?
+    }
 
     init(
         registry: StubRegistry, configuration: StubServer.Configuration, tls: LazyTLS? = nil
@@ -29,7 +38,7 @@ final class ServerShared: Sendable {
         self.tls = tls
         self.registry = registry
         self.configuration = configuration
-        let state = LockedState<(channels: [ObjectIdentifier: any Channel], host: String, port: Int)>(([:], "127.0.0.1", 0))
+        let state = LockedState<(channels: [ObjectIdentifier: Tracked], host: String, port: Int)>(([:], "127.0.0.1", 0))
         self.state = state
         let network = NetworkSetting(base: configuration.network)
         self.network = network
@@ -60,34 +69,21 @@ final class ServerShared: Sendable {
         let fileChecks: FileCheckTurn
         /// Its turn's flushes, made together at the turn's end.
         let flushes: TurnFlushes
-        /// The requests its `http` and its `https` connections answered, by their reads.
-        let plainReads = RepeatedReads(), tlsReads = RepeatedReads()
-
-        /// The requests its HTTP/2 `http` and `https` connections answered, by HEADERS block.
-        let plainBlocks = RepeatedHeaderBlocks(), tlsBlocks = RepeatedHeaderBlocks()
-
-        /// The kept reads of connections with `scheme`.
-        func repeatedReads(scheme: String) -> RepeatedReads {
-            scheme == "https" ? tlsReads : plainReads
-        }
-
-        /// The kept HEADERS blocks of HTTP/2 connections with `scheme`.
-        func repeatedBlocks(scheme: String) -> RepeatedHeaderBlocks {
-            scheme == "https" ? tlsBlocks : plainBlocks
-        }
+        /// What the stubs decided for its requests, by head.
+        let decisions = DecisionCache()
     }
 
     /// The resources of `eventLoop`, for the connections it serves: looked up once per
-    /// connection, then used without a lock.
+    /// connection, then used without a lock. Call it on `eventLoop`.
     func resources(for eventLoop: any EventLoop) -> LoopResources {
         loopResources.withLock { all in
-            if let resources = all[ObjectIdentifier(eventLoop)] { return resources }
+            if let resources = all[ObjectIdentifier(eventLoop)] { return resources.value }
             let clock = LoopClock(eventLoop: eventLoop)
             let resources = LoopResources(
-                wireResponses: WireResponseCache(shared: sharedWireResponses, clock: clock), clock: clock,
+                wireResponses: WireResponseCache(shared: sharedWireResponses), clock: clock,
                 headerBlocks: HTTP2HeaderBlockCache(), fileChecks: FileCheckTurn(), flushes: TurnFlushes()
             )
-            all[ObjectIdentifier(eventLoop)] = resources
+            all[ObjectIdentifier(eventLoop)] = NIOLoopBound(resources, eventLoop: eventLoop)
             return resources
         }
     }
@@ -130,16 +126,35 @@ final class ServerShared: Sendable {
         }
     }
 
-    func track(_ channel: any Channel) {
+    /// Keeps `channel` until it closes, so that ``closeAll()`` can close it, and gives its index:
+    /// from 1, in order of acceptance. A channel set up again (the TLS inside an intercepted
+    /// `CONNECT`, HTTP/1.1 after the version sniffer) keeps its index.
+    /// - Returns: the index, and the server name its TLS hello asked for, if it had TLS.
+    @discardableResult
+    func track(_ channel: any Channel) -> (index: Int, serverName: String?) {
         let key = ObjectIdentifier(channel)
-        state.withLock { $0.channels[key] = channel }
-        channel.closeFuture.whenComplete { [weak self] _ in
-            self?.state.withLock { _ = $0.channels.removeValue(forKey: key) }
+        let (tracked, isNew) = state.withLock { state -> (Tracked, Bool) in
+            if let tracked = state.channels[key] { return (tracked, false) }
+            let tracked = Tracked(channel: channel, index: accepted.withLock { $0 += 1; return $0 })
+            state.channels[key] = tracked
+            return (tracked, true)
         }
+        if isNew {
+            channel.closeFuture.whenComplete { [weak self] _ in
+                self?.state.withLock { _ = $0.channels.removeValue(forKey: key) }
+            }
+        }
+        return (tracked.index, tracked.serverName)
+    }
+
+    /// Notes the server name `channel`'s TLS hello asked for (`nil`: none), for its journal entries.
+    func noteServerName(_ name: String?, of channel: any Channel) {
+        track(channel)
+        state.withLock { $0.channels[ObjectIdentifier(channel)]?.serverName = name }
     }
 
     func closeAll() async {
-        let channels = state.withLock { Array($0.channels.values) }
+        let channels = state.withLock { $0.channels.values.map(\.channel) }
         for channel in channels {
             try? await channel.close()
         }

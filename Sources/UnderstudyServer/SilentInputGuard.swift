@@ -1,4 +1,5 @@
 internal import NIOCore
+internal import NIOHTTP1
 
 /// Counts a connection's input that stops producing anything: more than `limit` bytes in a row
 /// from which the request decoder makes no head, body or end. Heads have their own limits (431)
@@ -6,17 +7,18 @@ internal import NIOCore
 /// without bound. RFC 9112 §7.1.1 asks a server to limit them, and a client could otherwise
 /// send gigabytes as "a 5-byte body".
 ///
-/// ``RepeatedRequestShortcut``, in front of the decoder, counts each read it passes on
-/// (``arriving(_:)``) and closes the connection when the count goes over (``isOverLimit``);
-/// ``HTTP1ConnectionHandler``, behind the decoder, zeroes the count at every decoded part
+/// The connection's ``HTTP1Connection`` owns it, for the two handlers on either side of the
+/// decoder: ``SilentInputCounter``, in front, counts each read it passes on (``arriving(_:)``)
+/// and closes the connection when the count goes over (``isOverLimit``);
+/// ``HTTP1ConnectionHandler``, behind, zeroes the count at every decoded part
 /// (``partDecoded()``). It also keeps what was read since then, so that a head refused or never
 /// finished is journaled with what was read. A part decoded early in a read zeroes that whole
 /// read, so the count can fall short by one read (at most 64 KiB): the limit is therefore well
 /// above the 80 KiB a legitimate head may take to arrive.
-///
-/// Not a handler of its own: one more in the pipeline would cost every read, and every
-/// `channelReadComplete` and `read`, one more hop.
 final class SilentInputGuard {
+    /// Twice the bytes of names and values NIO's decoder allows in one head.
+    static let defaultLimit = 2 * NIOHTTPDecoderLimitConfiguration().maxHeaderListSize
+
     private let limit: Int
     /// Bytes read since the decoder last produced a part.
     private(set) var silentBytes = 0
@@ -25,7 +27,7 @@ final class SilentInputGuard {
     /// appended (a head trickling in).
     private(set) var silentRead: ByteBuffer?
 
-    init(limit: Int) {
+    init(limit: Int = SilentInputGuard.defaultLimit) {
         self.limit = limit
     }
 

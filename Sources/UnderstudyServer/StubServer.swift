@@ -175,7 +175,9 @@ public final class StubServer: Sendable {
             let tlsChannel: any Channel
             do {
                 tlsChannel = try await bind(host: host, port: tlsPort, shared: shared) { channel in
-                    try provider.addTLS(to: channel.pipeline.syncOperations, defaultHost: host, position: .first)
+                    try provider.addTLS(to: channel.pipeline.syncOperations, defaultHost: host, position: .first) { name in
+                        shared.noteServerName(name, of: channel)
+                    }
                     try ServerPipeline.configureNegotiated(channel, shared: shared, origin: tlsOrigin, authority: nil)
                 }
             } catch {

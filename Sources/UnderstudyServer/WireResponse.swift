@@ -1,7 +1,5 @@
 import Foundation
-// The SPI gives a buffer exactly the bytes it holds (`ByteBuffer(takingOwnershipOf:)`): NIO's own
-// allocations round up to a power of two, and a rendering is kept for the server's life.
-@_spi(CustomByteBufferAllocator) internal import NIOCore
+internal import NIOCore
 internal import NIOHTTP1
 import Understudy
 import UnderstudyImages
@@ -75,15 +73,14 @@ final class WireResponse: Sendable {
         self.stubName = prepared.stubName
         self.file = file
         self.fileOffset = file == nil ? 0 : prepared.sourceFile?.offset ?? 0
-        self.fields = Self.exactCopy(of: fields)
+        self.fields = fields
         self.connection = connection
         let keepAliveHead = Self.frame(status: status, version: .http1_1, fields: fields, connection: connection, allocator: allocator)
         if file == nil, !hasNoBody, prepared.body.count <= Self.joinedBodyLimit {
-            // One buffer, of which the head and the body are slices, allocated to the byte: it
-            // is kept per rendering for the server's life (shared by the event loops), so 1,000
-            // file stubs of 4 KB hold it 1,000 times.
+            // One buffer, of which the head and the body are slices: one allocation kept per
+            // rendering (shared by the event loops) rather than two.
             let headLength = keepAliveHead.readableBytes
-            let joined = Self.exactBuffer(count: headLength + prepared.body.count) { memory in
+            let joined = Self.buffer(count: headLength + prepared.body.count, allocator: allocator) { memory in
                 keepAliveHead.withUnsafeReadableBytes { memory.copyMemory(from: $0) }
                 prepared.body.copyBytes(to: UnsafeMutableRawBufferPointer(rebasing: memory[headLength...]))
             }
@@ -92,25 +89,19 @@ final class WireResponse: Sendable {
             self.body = joined.getSlice(at: joined.readerIndex + headLength, length: prepared.body.count)!
         } else {
             keepAliveResponse = nil
-            self.keepAliveHead = Self.exactCopy(of: keepAliveHead)
-            self.body = Self.exactBuffer(count: prepared.body.count) { prepared.body.copyBytes(to: $0) }
+            self.keepAliveHead = keepAliveHead
+            self.body = Self.buffer(count: prepared.body.count, allocator: allocator) { prepared.body.copyBytes(to: $0) }
         }
     }
 
-    /// A buffer of exactly `count` bytes (no spare capacity), filled by `fill`.
-    static func exactBuffer(count: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Void) -> ByteBuffer {
-        guard count > 0, let base = malloc(count) else { return ByteBuffer() }
-        let memory = UnsafeMutableRawBufferPointer(start: base, count: count)
-        fill(memory)
-        // The default allocator frees with free(3), which owns memory from malloc(3).
-        return ByteBuffer(takingOwnershipOf: memory, allocator: ByteBufferAllocator())
-    }
-
-    /// `buffer`'s readable bytes in a buffer of exactly their size.
-    static func exactCopy(of buffer: ByteBuffer) -> ByteBuffer {
-        exactBuffer(count: buffer.readableBytes) { memory in
-            buffer.withUnsafeReadableBytes { memory.copyMemory(from: $0) }
+    /// A buffer of `count` bytes, filled by `fill`.
+    static func buffer(count: Int, allocator: ByteBufferAllocator, _ fill: (UnsafeMutableRawBufferPointer) -> Void) -> ByteBuffer {
+        var buffer = allocator.buffer(capacity: count)
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { memory in
+            fill(UnsafeMutableRawBufferPointer(rebasing: memory[..<count]))
+            return count
         }
+        return buffer
     }
 
     /// Whether `head(version:keepAlive:closing:allocator:)` would give ``keepAliveHead``.
@@ -163,23 +154,14 @@ final class WireResponse: Sendable {
     }
 }
 
-/// A file kept open to send a body from with `sendfile(2)`, closed once no response and no
-/// queued write use it.
-///
-/// A queued write of the file's bytes (NIO's `FileRegion`) holds the handle, not this object.
-/// When the last response using the file goes, its handle is closed at once unless a write of
-/// it is still queued (a client reading slowly while its connection has moved on); then the
-/// loop's clock looks again every 100 ms (``LateClose``). So sending from a file takes nothing
-/// per write to keep the file open: no promise per response (a future and a callback).
-final class OpenFile: @unchecked Sendable {
-    /// A `var` only so that `deinit` can ask whether a queued write still holds it: never
-    /// assigned after `init`, so sharing this object across threads is safe.
-    private(set) var handle: NIOFileHandle
-    /// The clock of the loop whose responses use the file, where a late close waits.
-    private let clock: LoopClock
+/// A file kept open to send a body from with `sendfile(2)`, closed when the last response
+/// using it and the last write of its bytes are gone: a queued write (NIO's `FileRegion`) is
+/// written with a promise whose callback holds this object (``HTTP1ResponseWriter``).
+final class OpenFile: Sendable {
+    let handle: NIOFileHandle
 
     /// Opens `source` if it is still the version the body was read from; `nil` otherwise.
-    init?(_ source: PreparedResponse.SourceFile, clock: LoopClock) {
+    init?(_ source: PreparedResponse.SourceFile) {
         guard let handle = try? NIOFileHandle(_deprecatedPath: source.path) else { return nil }
         let current = try? handle.withUnsafeFileDescriptor { FileStamp(descriptor: $0) }
         guard current == source.stamp else {
@@ -187,42 +169,15 @@ final class OpenFile: @unchecked Sendable {
             return nil
         }
         self.handle = handle
-        self.clock = clock
+    }
+
+    /// Keeps the file open until `written`, a write of its bytes, is done or failed.
+    func keepOpen(until written: EventLoopFuture<Void>) {
+        written.whenComplete { _ in withExtendedLifetime(self) {} }
     }
 
     deinit {
-        if isKnownUniquelyReferenced(&handle) {
-            try? handle.close()
-        } else {
-            let late = LateClose(handle, clock: clock)
-            clock.eventLoop.execute { late.closeWhenUnused() }
-        }
-    }
-}
-
-/// The handle of an ``OpenFile`` that went while a write of it was queued: closed on its loop
-/// once nothing else holds it, looked at every 100 ms. Used only on the clock's loop after
-/// it is made, hence unchecked.
-private final class LateClose: @unchecked Sendable {
-    private var handle: NIOFileHandle
-    private let clock: LoopClock
-
-    init(_ handle: NIOFileHandle, clock: LoopClock) {
-        self.handle = handle
-        self.clock = clock
-    }
-
-    func closeWhenUnused() {
-        guard isKnownUniquelyReferenced(&handle) else {
-            clock.alarm(in: .milliseconds(100)) { self.closeWhenUnused() }
-            return
-        }
         try? handle.close()
-    }
-
-    deinit {
-        // A loop that shuts down drops its alarms, after its connections and their writes.
-        if handle.isOpen { try? handle.close() }
     }
 }
 
@@ -257,15 +212,11 @@ final class WireResponseCache {
     static let maxEntries = 4096
 
     private let shared: SharedWireResponses
-    /// The loop's clock, where a file whose last response went while a write of it was queued
-    /// waits to be closed.
-    private let clock: LoopClock
     private var entries = BoundedCache<UInt64, WireResponse>(countLimit: WireResponseCache.maxEntries)
     private var openFiles = 0
 
-    init(shared: SharedWireResponses = SharedWireResponses(), clock: LoopClock) {
+    init(shared: SharedWireResponses = SharedWireResponses()) {
         self.shared = shared
-        self.clock = clock
     }
 
     /// The wire form of `prepared`, made once per rendering (``PreparedResponse/renderID``).
@@ -274,7 +225,7 @@ final class WireResponseCache {
         if let cached = entries.value(for: id) { return cached }
         let wire: WireResponse
         if Self.sendsFromFiles, let source = prepared.sourceFile, prepared.body.count >= Self.sendfileThreshold, openFiles < Self.maxOpenFiles,
-           let file = OpenFile(source, clock: clock) {
+           let file = OpenFile(source) {
             // Per loop: the open files are counted per loop, and such a body is sent from its file.
             openFiles += 1
             wire = try WireResponse(prepared, allocator: allocator, file: file)

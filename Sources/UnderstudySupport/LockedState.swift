@@ -17,7 +17,7 @@ import Glibc
 /// state rather than as a generic call through metadata and an indirect closure. That takes a
 /// `public` declaration (an `@inlinable package` one is not specialized across modules), which
 /// is why this lives in UnderstudySupport, a module of the package that no product exports.
-public final class LockedState<State>: @unchecked Sendable {
+public final class LockedState<State> {
     // Usable from inline code: `withLock` is inlined into its callers in other modules, so a
     // request's registry and journal lookups are not generic calls through metadata.
     #if canImport(Glibc) && !UNDERSTUDY_PORTABLE
@@ -61,3 +61,7 @@ public final class LockedState<State>: @unchecked Sendable {
         return try body(&state)
     }
 }
+
+/// Shared between threads only when its state may be: the lock guards access, not what the
+/// state's references point to.
+extension LockedState: @unchecked Sendable where State: Sendable {}

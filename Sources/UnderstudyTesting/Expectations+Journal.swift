@@ -56,3 +56,21 @@ public func expectRequestOrder(
 ) {
     recordIssue(FailureMessages.requestOrder(journal, matchers), at: sourceLocation)
 }
+
+/// Expects that the first request `journal` saw matching `matcher` came on the same server
+/// connection as another request, or on another one (see ``ConnectionReuse``).
+///
+/// ```swift
+/// expectRequested(try await server.journal(), .path("/b.png"), connection: .sameAs(.path("/a.png")))
+/// ```
+/// - Parameters:
+///   - journal: the journal checked.
+///   - matcher: the request whose connection is checked.
+///   - connection: the request it must share its connection with, or must not.
+///   - sourceLocation: where the issue is reported; leave the default (the caller's line).
+public func expectRequested(
+    _ journal: Journal, _ matcher: RequestMatcher, connection: ConnectionReuse,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    recordIssue(FailureMessages.requested(journal, matcher, connection: connection), at: sourceLocation)
+}

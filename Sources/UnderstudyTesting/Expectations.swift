@@ -76,3 +76,17 @@ func recordIssue(_ message: String?, at sourceLocation: SourceLocation) {
         Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
     }
 }
+
+/// Expects that the first request matching `matcher` came on the same server connection as
+/// another request, or on another one (see ``ConnectionReuse``).
+/// - Parameters:
+///   - registry: the stubs whose journal is checked.
+///   - matcher: the request whose connection is checked.
+///   - connection: the request it must share its connection with, or must not.
+///   - sourceLocation: where the issue is reported; leave the default (the caller's line).
+public func expectRequested(
+    _ registry: StubRegistry, _ matcher: RequestMatcher, connection: ConnectionReuse,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    expectRequested(registry.journal, matcher, connection: connection, sourceLocation: sourceLocation)
+}

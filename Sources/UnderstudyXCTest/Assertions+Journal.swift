@@ -48,3 +48,18 @@ public func XCTAssertRequestOrder(
         XCTFail(message, file: file, line: line)
     }
 }
+
+/// Asserts that the first request `journal` saw matching `matcher` came on the same server
+/// connection as another request, or on another one (see ``ConnectionReuse``).
+///
+/// ```swift
+/// XCTAssertRequested(try await server.journal(), .path("/b.png"), connection: .sameAs(.path("/a.png")))
+/// ```
+public func XCTAssertRequested(
+    _ journal: Journal, _ matcher: RequestMatcher, connection: ConnectionReuse,
+    file: StaticString = #filePath, line: UInt = #line
+) {
+    if let message = FailureMessages.requested(journal, matcher, connection: connection) {
+        XCTFail(message, file: file, line: line)
+    }
+}

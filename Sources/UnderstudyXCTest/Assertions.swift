@@ -53,3 +53,12 @@ public func XCTAssertRequestOrder(
 ) {
     XCTAssertRequestOrder(registry.journal, matchers, file: file, line: line)
 }
+
+/// Asserts that the first request matching `matcher` came on the same server connection as
+/// another request, or on another one (see ``ConnectionReuse``).
+public func XCTAssertRequested(
+    _ registry: StubRegistry, _ matcher: RequestMatcher, connection: ConnectionReuse,
+    file: StaticString = #filePath, line: UInt = #line
+) {
+    XCTAssertRequested(registry.journal, matcher, connection: connection, file: file, line: line)
+}

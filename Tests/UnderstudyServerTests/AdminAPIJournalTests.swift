@@ -50,7 +50,7 @@ final class AdminAPIJournalTests: AdminAPITestCase {
         // The raw JSON: sorted keys, `stub: null` spelled out, ISO 8601 times with milliseconds.
         let raw = try text(response)
         // Understudy's entry, unchanged, under request.understudy.
-        XCTAssertTrue(raw.contains(#""understudy":{"durationMs":"#), raw)
+        XCTAssertTrue(raw.contains(#""understudy":{"connection":1,"durationMs":"#), raw)
         XCTAssertTrue(raw.contains(#""request":{"bodySize":0,"headers":{"Accept":"image/png, */*","Host":"img.example.com","X-B":"1"},"method":"GET","url":"http://img.example.com/a.png"}"#), raw)
         XCTAssertTrue(raw.contains(#""stub":null"#), raw)
         XCTAssertTrue(raw.hasPrefix(#"{"meta":{"total":2},"requestJournalDisabled":false,"requests":["#), raw)
@@ -67,7 +67,7 @@ final class AdminAPIJournalTests: AdminAPITestCase {
             "absoluteUrl", "browserProxyRequest", "headers", "loggedDate", "loggedDateString", "method", "understudy", "url",
         ])
         XCTAssertEqual((request["understudy"] as? [String: Any])?.keys.sorted(), [
-            "durationMs", "httpVersion", "id", "outcome", "request", "response", "stub", "time", "transport",
+            "connection", "durationMs", "exchange", "httpVersion", "id", "outcome", "request", "response", "stub", "time", "transport",
         ])
         XCTAssertEqual((request["understudy"] as? [String: Any])?["id"] as? Int, 1)
         let time = try XCTUnwrap((request["understudy"] as? [String: Any])?["time"] as? String)

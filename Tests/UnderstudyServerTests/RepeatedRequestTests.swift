@@ -221,6 +221,27 @@ final class RepeatedRequestTests: XCTestCase {
         XCTAssertEqual(stubs.useCounts, ["guest": 3, "member": 2])
     }
 
+    /// A scenario moves between identical requests: each answer is the one its state gives,
+    /// and a state set from outside shows on the next.
+    func testAScenarioStepShowsOnTheNextIdenticalRequestOverKeepAlive() async throws {
+        let stubs = StubRegistry()
+        stubs.add(Stub(named: "empty", matching: .path("/a.txt"), response: .text("empty-END")).inScenario("cart", when: Scenario.startedState, then: "full"))
+        stubs.add(Stub(named: "full", matching: .path("/a.txt"), response: .text("full-END")).inScenario("cart", when: "full"))
+        try await withServer(stubs) { server in
+            let socket = try RawSocket(port: server.port)
+            func ask() -> String {
+                socket.send(Self.request)
+                let received = socket.read(until: "-END")
+                XCTAssertEqual(received.ending, .satisfied, "\(received)")
+                return received.text.components(separatedBy: "\r\n\r\n").last ?? ""
+            }
+            XCTAssertEqual([ask(), ask(), ask()], ["empty-END", "full-END", "full-END"])
+            XCTAssertTrue(stubs.setScenario("cart", to: Scenario.startedState))
+            XCTAssertEqual([ask(), ask()], ["empty-END", "full-END"], "set back between two identical requests")
+        }
+        XCTAssertEqual(stubs.useCounts, ["empty": 2, "full": 3])
+    }
+
     /// A plain stub for `/a.txt`, and above it one that also needs a "logged in" flag.
     private static func loginStubs() -> (StubRegistry, NIOLockedValueBox<Bool>) {
         let loggedIn = NIOLockedValueBox(false)

@@ -171,7 +171,7 @@ final class SocketCorkTests: XCTestCase {
         let writer = HTTP1ResponseWriter(context: context, sendsFiles: true, clock: clock) {}
         var prepared = PreparedResponse(status: 200, headers: ["Content-Length": "102400"], body: try Data(contentsOf: URL(fileURLWithPath: path)))
         prepared.sourceFile = PreparedResponse.SourceFile(path: path, stamp: try XCTUnwrap(FileStamp(path: path)))
-        let file = try XCTUnwrap(OpenFile(prepared.sourceFile!, clock: clock))
+        let file = try XCTUnwrap(OpenFile(prepared.sourceFile!))
         let wire = try WireResponse(prepared, allocator: channel.allocator, file: file)
         func written() throws -> [String] {
             var parts: [String] = []

@@ -91,6 +91,13 @@ public struct Interaction: Sendable, Identifiable, CustomStringConvertible {
     /// The HTTP version it came over: `HTTP/1.1`, or `HTTP/2` for the server's HTTP/2 streams
     /// (in-process requests are `HTTP/1.1`).
     public internal(set) var httpVersion: Interaction.HTTPVersion
+    /// The server connection the request came on, from 1 in order of acceptance; `nil` for
+    /// in-process requests. Two requests with the same number shared a connection.
+    public internal(set) var connection: Int?
+    /// The request's place on its ``connection``, from 1; `nil` for in-process requests.
+    public internal(set) var exchange: Int?
+    /// What the connection's TLS handshake settled, when it had TLS.
+    public internal(set) var tls: TLS?
     /// The network profile the response was delivered on (the stub's, the run-time one or the
     /// server's), or `nil` for full speed.
     public internal(set) var network: NetworkProfile?
@@ -168,6 +175,8 @@ package struct InteractionResult: Sendable {
     package var renderID: UInt64?
     /// `HTTP/1.1` or `HTTP/2`, when the transport says (else the entry keeps what it opened with).
     package var httpVersion: Interaction.HTTPVersion?
+    /// The server connection it came on, when the transport says.
+    package var connection: ConnectionFacts?
     /// The network profile the response was delivered on, if any.
     package var network: NetworkProfile?
     /// Where the request left the answering stub's scenario.
@@ -187,12 +196,13 @@ extension InteractionResult {
         stubName: String?, status: Int?, headers: HeaderFields = [:], bodyBytesSent: Int = 0,
         outcome: Interaction.Outcome, nearMisses: [NearMiss] = [], transport: Interaction.Transport? = nil,
         responseBody: Data? = nil, timing: Interaction.Timing = Interaction.Timing(), renderID: UInt64? = nil,
-        httpVersion: Interaction.HTTPVersion? = nil, network: NetworkProfile? = nil, scenario: ScenarioStep? = nil
+        httpVersion: Interaction.HTTPVersion? = nil, connection: ConnectionFacts? = nil, network: NetworkProfile? = nil,
+        scenario: ScenarioStep? = nil
     ) {
         self.init(
             stubName: stubName, status: status, headers: headers, bodyBytesSent: bodyBytesSent, responseBody: responseBody,
             outcome: outcome, nearMisses: nearMisses, transport: transport, timing: timing, renderID: renderID,
-            httpVersion: httpVersion, network: network, scenario: scenario
+            httpVersion: httpVersion, connection: connection, network: network, scenario: scenario
         )
     }
 }

@@ -225,9 +225,14 @@ public final class Journal: Sendable {
     ///   - transport: the transport carrying it.
     ///   - redirectedFrom: the entry whose redirect led here, for redirect hops.
     ///   - httpVersion: `HTTP/1.1` or `HTTP/2`, what the request came over.
-    package func open(_ request: StubRequest, transport: Interaction.Transport, redirectedFrom: Int? = nil, httpVersion: Interaction.HTTPVersion) -> Int {
+    ///   - connection: the server connection it came on, if it did.
+    package func open(
+        _ request: StubRequest, transport: Interaction.Transport, redirectedFrom: Int? = nil, httpVersion: Interaction.HTTPVersion,
+        connection: ConnectionFacts? = nil
+    ) -> Int {
         var record = JournalRecord(request, transport: transport, redirectedFrom: redirectedFrom, startTime: Date())
         record.isHTTP2 = httpVersion == .http2
+        if let connection { record.setConnection(connection) }
         return append(consume record, of: request, inFlight: true)
     }
 

@@ -83,6 +83,11 @@ struct JournalRecord: Sendable {
     var transport: Interaction.Transport
     /// Whether it came over HTTP/2 (else HTTP/1.1).
     var isHTTP2 = false
+    /// The server connection's index and the request's on it, 0 for none (in-process).
+    private var connection: UInt32 = 0
+    private var exchange: UInt32 = 0
+    /// The connection's TLS, shared by its entries.
+    private var tls: ConnectionTLS?
     private var extras: Extras?
 
     /// A record's own size in the journal's ring buffer.
@@ -147,6 +152,7 @@ struct JournalRecord: Sendable {
         outcome = result.outcome
         if let transport = result.transport { self.transport = transport }
         if let httpVersion = result.httpVersion { isHTTP2 = httpVersion == .http2 }
+        if let connection = result.connection { setConnection(connection) }
         durationNanoseconds = Int64(max(0, now.timeIntervalSinceReferenceDate - startTime) * 1e9)
         sendMicroseconds = Self.microseconds(result.timing.send)
         waitMicroseconds = Self.microseconds(result.timing.wait)
@@ -163,6 +169,13 @@ struct JournalRecord: Sendable {
             added += 64 + Self.heapBytes(miss.stubName) + miss.mismatches.count * 96
         }
         bytes = UInt32(clamping: Int(bytes) + added)
+    }
+
+    /// Records the server connection the request came on.
+    mutating func setConnection(_ facts: ConnectionFacts) {
+        connection = UInt32(clamping: facts.connection)
+        exchange = UInt32(clamping: facts.exchange)
+        tls = facts.tls
     }
 
     /// Keeps `body`, the response body bytes sent, in a record completed without them.
@@ -202,6 +215,11 @@ struct JournalRecord: Sendable {
         interaction.nearMisses = extras?.nearMisses ?? []
         interaction.renderID = renderID == 0 ? nil : renderID
         interaction.httpVersion = isHTTP2 ? .http2 : .http1_1
+        if connection > 0 {
+            interaction.connection = Int(connection)
+            interaction.exchange = Int(exchange)
+            interaction.tls = tls?.facts
+        }
         interaction.network = extras?.network
         interaction.scenario = extras?.scenario
         interaction.drawn = extras?.drawn.sorted() ?? []

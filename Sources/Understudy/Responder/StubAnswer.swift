@@ -85,6 +85,7 @@ package struct StubAnswer: Sendable {
             timing: delivery.timing,
             renderID: response.renderID,
             httpVersion: delivery.httpVersion,
+            connection: delivery.connection,
             network: response.network,
             scenario: response.scenarioStep,
             drawn: response.drawn
@@ -123,11 +124,15 @@ package struct DeliveryReport: Sendable {
     package var timing: Interaction.Timing
     /// `HTTP/1.1` or `HTTP/2`: what the exchange went over.
     package var httpVersion: Interaction.HTTPVersion
+    /// The server connection it went over, if it did.
+    package var connection: ConnectionFacts?
 
     package init(
-        headSent: Bool, bodyBytesSent: Int, ending: Ending, timing: Interaction.Timing = Interaction.Timing(), httpVersion: Interaction.HTTPVersion
+        headSent: Bool, bodyBytesSent: Int, ending: Ending, timing: Interaction.Timing = Interaction.Timing(), httpVersion: Interaction.HTTPVersion,
+        connection: ConnectionFacts? = nil
     ) {
         self.httpVersion = httpVersion
+        self.connection = connection
         self.headSent = headSent
         self.bodyBytesSent = bodyBytesSent
         self.ending = ending

@@ -211,8 +211,10 @@ package struct StubResponder: Sendable {
 
     /// Records a request's arrival, for answers that take time: it is in the journal (in
     /// flight) while it waits. Returns the entry's id, for ``close(_:request:startTime:answer:report:)``.
-    package func open(_ request: StubRequest, redirectedFrom: Int? = nil, httpVersion: Interaction.HTTPVersion) -> Int {
-        registry.journal.open(request, transport: transport, redirectedFrom: redirectedFrom, httpVersion: httpVersion)
+    package func open(
+        _ request: StubRequest, redirectedFrom: Int? = nil, httpVersion: Interaction.HTTPVersion, connection: ConnectionFacts? = nil
+    ) -> Int {
+        registry.journal.open(request, transport: transport, redirectedFrom: redirectedFrom, httpVersion: httpVersion, connection: connection)
     }
 
     /// Records how `answer`'s delivery ended: completes entry `id`, or with `id` `nil` records

@@ -19,6 +19,10 @@ import Understudy
 ///   was sent) or `failed` (then `error` says why: unreadable file, throwing closure, upstream).
 /// - `redirectedFrom` is present only for redirect hops.
 /// - `httpVersion` is `HTTP/1.1` or `HTTP/2`, what the request came over.
+/// - `connection` is the server connection it came on (from 1, in order of acceptance) and
+///   `exchange` its place there (from 1); both absent for in-process requests. `tls` is present
+///   when the connection had TLS: `serverName` (SNI), `applicationProtocol` (ALPN),
+///   `protocolVersion` (`TLSv1.3`) and `cipherSuite` (absent: swift-nio-ssl does not report it).
 /// - `scenario` is present when the answering stub takes part in a scenario: its `name` and the
 ///   `state` the request left it in.
 /// - `network` is present when the response was delivered on a network profile: its `name`
@@ -92,6 +96,27 @@ package struct JournalEntry: Sendable, Hashable, Codable {
     package var network: AdminJSON.NetworkProfileSummary?
     /// Where the request left the answering stub's scenario: `{"name": "cart", "state": "filled"}`.
     package var scenario: [String: String]?
+    /// The server connection it came on, from 1.
+    package var connection: Int?
+    /// Its place on the connection, from 1.
+    package var exchange: Int?
+    /// What the connection's TLS handshake settled.
+    package var tls: TLS?
+
+    /// A connection's TLS, as ``Interaction/TLS`` has it.
+    package struct TLS: Codable, Sendable, Hashable {
+        package var serverName: String?
+        package var applicationProtocol: String?
+        package var protocolVersion: String
+        package var cipherSuite: String?
+
+        init(_ tls: Interaction.TLS) {
+            serverName = tls.serverName
+            applicationProtocol = tls.applicationProtocol
+            protocolVersion = tls.protocolVersion
+            cipherSuite = tls.cipherSuite
+        }
+    }
     /// What the stub left to chance that this request drew: `["fault"]`; absent when nothing.
     package var drawn: [String]?
 
@@ -160,12 +185,15 @@ package struct JournalEntry: Sendable, Hashable, Codable {
         self.httpVersion = interaction.httpVersion
         self.network = interaction.network.map(AdminJSON.NetworkProfileSummary.init)
         self.scenario = interaction.scenario.map { ["name": $0.name, "state": $0.state] }
+        self.connection = interaction.connection
+        self.exchange = interaction.exchange
+        self.tls = interaction.tls.map(TLS.init)
         self.drawn = interaction.drawn.isEmpty ? nil : interaction.drawn.map(\.rawValue)
     }
 
     private enum CodingKeys: String, CodingKey {
         case id, time, request, stub, response, outcome, fault, error, durationMs, transport, redirectedFrom, tunnel, httpVersion, network
-        case scenario, drawn
+        case scenario, drawn, connection, exchange, tls
     }
 
     package init(from decoder: any Decoder) throws {
@@ -191,6 +219,9 @@ package struct JournalEntry: Sendable, Hashable, Codable {
         httpVersion = try container.decodeIfPresent(Interaction.HTTPVersion.self, forKey: .httpVersion) ?? .http1_1
         network = try container.decodeIfPresent(AdminJSON.NetworkProfileSummary.self, forKey: .network)
         scenario = try container.decodeIfPresent([String: String].self, forKey: .scenario)
+        connection = try container.decodeIfPresent(Int.self, forKey: .connection)
+        exchange = try container.decodeIfPresent(Int.self, forKey: .exchange)
+        tls = try container.decodeIfPresent(TLS.self, forKey: .tls)
         drawn = try container.decodeIfPresent([String].self, forKey: .drawn)
     }
 
@@ -212,6 +243,9 @@ package struct JournalEntry: Sendable, Hashable, Codable {
         try container.encode(httpVersion, forKey: .httpVersion)
         try container.encodeIfPresent(network, forKey: .network)
         try container.encodeIfPresent(scenario, forKey: .scenario)
+        try container.encodeIfPresent(connection, forKey: .connection)
+        try container.encodeIfPresent(exchange, forKey: .exchange)
+        try container.encodeIfPresent(tls, forKey: .tls)
         try container.encodeIfPresent(drawn, forKey: .drawn)
     }
 

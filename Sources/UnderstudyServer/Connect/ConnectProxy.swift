@@ -49,7 +49,7 @@ enum ConnectProxy {
     static func removeHTTPHandlers(from channel: any Channel) throws {
         let sync = channel.pipeline.syncOperations
         _ = try sync.removeHandler(context: sync.context(handlerType: InputEndFlush.self))
-        _ = try sync.removeHandler(context: sync.context(handlerType: RepeatedRequestShortcut.self))
+        _ = try sync.removeHandler(context: sync.context(handlerType: SilentInputCounter.self))
         _ = try sync.removeHandler(context: sync.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self))
         _ = try sync.removeHandler(context: sync.context(handlerType: HTTP1ConnectionHandler.self))
     }
@@ -59,7 +59,9 @@ enum ConnectProxy {
         try removeHTTPHandlers(from: channel)
         channel.writeAndFlush(ByteBuffer(string: established), promise: nil)
         let authority = port == 443 ? host : "\(host.contains(":") ? "[\(host)]" : host):\(port)"
-        try tls.addTLS(to: channel.pipeline.syncOperations, defaultHost: host, position: .first)
+        try tls.addTLS(to: channel.pipeline.syncOperations, defaultHost: host, position: .first) { name in
+            shared.noteServerName(name, of: channel)
+        }
         try ServerPipeline.configureNegotiated(
             channel, shared: shared, origin: ConnectionOrigin(scheme: "https", authority: { authority }), authority: authority
         )

@@ -61,7 +61,7 @@ final class DeliveryDriver {
             case .wait(let duration):
                 if journalID == nil {
                     // Visible in the journal while it waits, like any request in flight.
-                    journalID = responder.open(request, httpVersion: writer.httpVersion)
+                    journalID = responder.open(request, httpVersion: writer.httpVersion, connection: arrival.connection)
                 }
                 writer.flush()
                 let span = TimeAmount.nanoseconds(duration.nanoseconds)
@@ -108,7 +108,7 @@ final class DeliveryDriver {
                 return writer.endConnection(ending)
             case .pause(let name):
                 if journalID == nil {
-                    journalID = responder.open(request, httpVersion: writer.httpVersion)
+                    journalID = responder.open(request, httpVersion: writer.httpVersion, connection: arrival.connection)
                 }
                 writer.flush()
                 let gate = responder.registry.gate(name)
@@ -184,7 +184,10 @@ final class DeliveryDriver {
         } else {
             timing.wait = (now - arrival.endTime).duration
         }
-        let report = DeliveryReport(headSent: headSent, bodyBytesSent: bodyBytesSent, ending: ending, timing: timing, httpVersion: writer.httpVersion)
+        let report = DeliveryReport(
+            headSent: headSent, bodyBytesSent: bodyBytesSent, ending: ending, timing: timing, httpVersion: writer.httpVersion,
+            connection: arrival.connection
+        )
         responder.close(journalID, request: request, startTime: arrival.start, answer: answer, report: report)
     }
 }

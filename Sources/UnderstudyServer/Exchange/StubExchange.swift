@@ -18,8 +18,8 @@ protocol ExchangeTarget: AnyObject {
 }
 
 /// How a stub request is answered, the same for HTTP/1.1 and HTTP/2: the request built from its
-/// head, the decision (``StubResponder``), canned answers delivered at once and the rest on a task,
-/// a repeat answered again from what a ``RepeatCache`` kept, refusals, and the delivery: the wire
+/// head, the decision (``StubResponder``, or the loop's ``DecisionCache`` for a repeat), canned
+/// answers delivered at once and the rest on a task, refusals, and the delivery: the wire
 /// response (a 500 naming the stub when its response cannot be sent) carried out by a
 /// ``DeliveryDriver``, which journals it. One per connection, on its event loop; the protocol's
 /// adapter hands it whole requests and gets back frames to write (``ExchangeTarget``).
@@ -33,9 +33,16 @@ final class StubExchange {
     /// The loop's clock, for the connection's timeouts as well as the deliveries' waits.
     let clock: LoopClock
     private let fileChecks: FileCheckTurn
+    private let decisions: DecisionCache
+    /// The connection the requests come on, which numbers them.
+    private let connection: ServerConnection
     private let allocator: ByteBufferAllocator
 
-    init(shared: ServerShared, origin: ConnectionOrigin, eventLoop: any EventLoop, allocator: ByteBufferAllocator, httpVersion: Interaction.HTTPVersion) {
+    init(
+        shared: ServerShared, origin: ConnectionOrigin, eventLoop: any EventLoop, allocator: ByteBufferAllocator, httpVersion: Interaction.HTTPVersion,
+        connection: ServerConnection = ServerConnection(index: 0)
+    ) {
+        self.connection = connection
         let resources = shared.resources(for: eventLoop)
         self.responder = shared.responder
         self.origin = origin
@@ -45,6 +52,7 @@ final class StubExchange {
         self.wireResponses = resources.wireResponses
         self.clock = resources.clock
         self.fileChecks = resources.fileChecks
+        self.decisions = resources.decisions
     }
 
     /// `scheme` of the connection's requests.
@@ -57,64 +65,42 @@ final class StubExchange {
 
     // MARK: - Answering
 
-    /// Answers a whole request: decided by the stubs, delivered at once when canned, else once
-    /// a task has rendered it. A request a fixed canned stub answers is kept in `repeats` under
-    /// `key`, when `keeping` or its backoff says so, for ``answerRepeat(_:repeats:arrival:to:)``.
-    /// - Returns: whether the request was kept.
-    @discardableResult
-    func answer<Key>(
-        _ head: HTTPRequestHead, body: ByteBuffer?, key: Key, repeats: RepeatCache<Key>, keeping: Bool = false,
-        arrival: ServerRequest.Arrival, to target: some ExchangeTarget
-    ) -> Bool {
-        let request = self.request(head, body: body)
+    /// Answers a whole request: again from the stub that answered it before when the loop's
+    /// ``DecisionCache`` kept its decision, else as the stubs decide; delivered at once when
+    /// canned, else once a task has rendered it.
+    func answer(_ head: HTTPRequestHead, body: ByteBuffer?, arrival: ServerRequest.Arrival, to target: some ExchangeTarget) {
+        let arrival = numbered(arrival)
         let method = head.method.rawValue
+        let key = body == nil ? DecisionKey(scheme: origin.scheme, head: head) : nil
+        if let key, let entry = decisions.entry(for: key) {
+            let answer = responder.answerAgain(entry.match, for: entry.request, fileCheck: fileChecks)
+            fileChecks.endWithTurn(of: eventLoop)
+            if let answer {
+                return deliverNumbered(answer, request: entry.request, method: method, arrival: arrival, to: target)
+            }
+            decisions.removeAll()
+        }
+        var request = self.request(head, body: body)
         var match: StubRegistry.RepeatableMatch?
-        let keeping = body == nil && (keeping || repeats.keepsNext())
+        let keeping = key.map { $0.namesHost && decisions.offer($0) } ?? false
         let decision = responder.decide(request, keepingRepeat: keeping, repeatable: &match, fileCheck: fileChecks)
         fileChecks.endWithTurn(of: eventLoop)
         switch decision {
         case .answer(let answer):
-            var request = request
-            if let match {
+            if let match, let key {
                 request = request.packingHeadersForTheJournal()
-                repeats.keep(RepeatCache.Entry(key: key, request: request, method: method, match: match))
+                decisions.keep(DecisionCache.Entry(request: request, match: match), for: key)
             }
-            deliver(answer, request: request, method: method, arrival: arrival, to: target)
-            return match != nil
+            deliverNumbered(answer, request: request, method: method, arrival: arrival, to: target)
         case .pending(let pending):
             answerLater(pending, request: request, method: method, arrival: arrival, to: target)
-            return false
         }
-    }
-
-    /// Answers a request whose `key` repeats the one `repeats` kept with the same stub;
-    /// `false` when it does not repeat it or the stubs changed since (it must be decided in full).
-    func answerRepeat<Key: RepeatKey>(_ key: Key, repeats: RepeatCache<Key>, arrival: ServerRequest.Arrival, to target: some ExchangeTarget) -> Bool {
-        guard let entry = repeats.entry(repeatedBy: key) else { return false }
-        return answerAgain(entry.request, method: entry.method, match: entry.match, repeats: repeats, arrival: arrival, to: target)
-    }
-
-    /// Answers `request`, kept with its `match`, again with the same stub; `false`, forgetting
-    /// what `repeats` kept, when the stubs changed since.
-    func answerAgain<Key>(
-        _ request: StubRequest, method: String, match: StubRegistry.RepeatableMatch, repeats: RepeatCache<Key>,
-        arrival: ServerRequest.Arrival, to target: some ExchangeTarget
-    ) -> Bool {
-        let answer = responder.answerAgain(match, for: request, fileCheck: fileChecks)
-        fileChecks.endWithTurn(of: eventLoop)
-        guard let answer else {
-            repeats.forget()
-            return false
-        }
-        repeats.repeated()
-        deliver(answer, request: request, method: method, arrival: arrival, to: target)
-        return true
     }
 
     /// Answers a request refused before any stub saw it (too large, too slow, malformed),
     /// journaled like any other with what was read of it.
     func refuse(_ answer: StubAnswer, request: StubRequest, arrival: ServerRequest.Arrival, to target: some ExchangeTarget) {
-        deliver(answer, request: request, method: request.method, arrival: arrival, refused: true, to: target)
+        deliverNumbered(answer, request: request, method: request.method, arrival: numbered(arrival), refused: true, to: target)
     }
 
     /// A closure, codec or upstream renders the answer on a task; the request is in the
@@ -122,7 +108,7 @@ final class StubExchange {
     private func answerLater(
         _ pending: StubResponder.Pending, request: StubRequest, method: String, arrival: ServerRequest.Arrival, to target: any ExchangeTarget
     ) {
-        let id = responder.open(request, httpVersion: httpVersion)
+        let id = responder.open(request, httpVersion: httpVersion, connection: arrival.connection)
         let responder = self.responder
         let httpVersion = self.httpVersion
         let bound = NIOLoopBound((exchange: self, target: target), eventLoop: eventLoop)
@@ -136,17 +122,30 @@ final class StubExchange {
                 responder.close(id, request: request, startTime: arrival.start, answer: answer, report: report)
                 return
             }
-            exchange.deliver(answer, request: request, method: method, arrival: arrival, journalID: id, to: target)
+            exchange.deliverNumbered(answer, request: request, method: method, arrival: arrival, journalID: id, to: target)
         }
     }
 
     // MARK: - Delivering
 
-    /// Delivers `answer` to `target`, as its ``DeliveryPlan`` says; journaled when it ends.
+    /// Delivers `answer`, made for the request rather than by the stubs (a `CONNECT` refused),
+    /// to `target`, as its ``DeliveryPlan`` says; journaled when it ends.
+    func deliver(_ answer: StubAnswer, request: StubRequest, method: String, arrival: ServerRequest.Arrival, to target: some ExchangeTarget) {
+        deliverNumbered(answer, request: request, method: method, arrival: numbered(arrival), to: target)
+    }
+
+    /// `arrival` with its place among the connection's exchanges.
+    private func numbered(_ arrival: ServerRequest.Arrival) -> ServerRequest.Arrival {
+        var arrival = arrival
+        arrival.connection = connection.nextExchange()
+        return arrival
+    }
+
+    /// Delivers `answer` for a request already ``numbered(_:)``.
     /// - Parameters:
     ///   - journalID: the entry opened when the request arrived, if it was.
     ///   - refused: whether the request was refused before it was whole.
-    func deliver(
+    private func deliverNumbered(
         _ answer: StubAnswer, request: StubRequest, method: String, arrival: ServerRequest.Arrival, journalID: Int? = nil,
         refused: Bool = false, to target: some ExchangeTarget
     ) {

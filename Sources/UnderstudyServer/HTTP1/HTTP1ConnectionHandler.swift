@@ -19,10 +19,6 @@ import Understudy
 /// - **Head timeout**: a connection that sends no request head within the timeout of opening,
 ///   or of its last answer, is closed (slowloris, idle keep-alive). A request whose head and
 ///   body are in is the stub's to time.
-///
-/// Whether a response is going is the connection's ``HTTP1FastPath``'s to know, since a repeat
-/// it answers never comes through here: this handler tells it of each request passed on and
-/// each response ended, and asks it before passing on the next.
 final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundIn = IOData
@@ -56,8 +52,9 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
     private let settings: HTTP1Settings
     private let connection: HTTP1Connection
     private let answerer: HTTP1Answerer
-    private let silentInput: SilentInputGuard?
     private var readState = ReadState.idle
+    /// Whether a request was passed on and its response has not ended.
+    private var answering = false
     private var queued = CircularBuffer<Queued>()
     private var draining = false
     private var readPending = false
@@ -72,15 +69,11 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
     /// answers over HTTP/1.1 and, once it has, puts a fresh parser in its place.
     private var parserStopped = false
 
-    init(settings: HTTP1Settings, connection: HTTP1Connection, answerer: HTTP1Answerer, silentInput: SilentInputGuard? = nil) {
+    init(settings: HTTP1Settings, connection: HTTP1Connection, answerer: HTTP1Answerer) {
         self.settings = settings
         self.connection = connection
         self.answerer = answerer
-        self.silentInput = silentInput
     }
-
-    /// Whether a request was passed on and its response has not ended.
-    private var answering: Bool { connection.fastPath.isAnswering }
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
@@ -111,7 +104,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
     // MARK: - Reading, in order
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        silentInput?.partDecoded()
+        connection.silentInput.partDecoded()
         let part = unwrapInboundIn(data)
         if !queued.isEmpty || waitsForAnswer {
             queued.append(.part(part))
@@ -187,7 +180,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
                 parserStopped = true
             }
             awaitingSince = nil
-            connection.fastPath.passedOn(queueEmpty: queued.isEmpty)
+            answering = true
             answerer.answer(request.whole(at: context.eventLoop.now), context: context)
         }
     }
@@ -195,7 +188,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
     /// The response to the request passed on has been written in full, and the connection
     /// stays open: the next request may go.
     private func responseEnded() {
-        connection.fastPath.responseEnded()
+        answering = false
         guard let context else { return }
         if case .refusing = readState { return }
         if parserStopped {
@@ -256,10 +249,10 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
         awaitingSince = nil
         timer?.cancel()
         timer = nil
-        connection.fastPath.passedOn(queueEmpty: queued.isEmpty)
+        answering = true
         let listener = settings.listener()
         let request = head.map { StubRequest(head: $0, body: nil, scheme: settings.scheme, listener: { listener }) }
-            ?? StubRequest(partialHead: silentInput?.silentRead ?? ByteBuffer(), scheme: settings.scheme, listener: listener)
+            ?? StubRequest(partialHead: connection.silentInput.silentRead ?? ByteBuffer(), scheme: settings.scheme, listener: listener)
         let arrival = ServerRequest.Arrival(start: start, headTime: headTime, endTime: context.eventLoop.now)
         answerer.answer(.refused(answer, request, arrival: arrival), context: context)
     }
@@ -304,7 +297,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
         }
         if receiving, case .receiving(let request) = readState {
             refuse(.bodyTimedOut(settings.bodyTimeout), head: request.head, context: context)
-        } else if silentInput?.silentRead != nil {
+        } else if connection.silentInput.silentRead != nil {
             // As nginx does, the connection closes without an answer; the journal says why.
             let answer = StubAnswer.refused(status: 408, "request head not received within \(settings.requestHeadTimeout.prettyPrint)", silently: true)
             refuse(answer, head: nil, context: context)

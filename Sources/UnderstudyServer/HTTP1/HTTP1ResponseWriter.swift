@@ -7,11 +7,8 @@ import Understudy
 /// framed (the body from its file with `sendfile(2)` when it has one), faults as raw bytes and
 /// closes. One per connection, pointed at each response in turn with ``prepare(_:version:keepAlive:lingering:)``.
 final class HTTP1ResponseWriter: ResponseWriter {
+    /// The connection handler's context, where bytes are written and flushed.
     private let context: ChannelHandlerContext
-    /// Where bytes are written and flushed: the context of the connection's first handler of
-    /// ours (``RepeatedRequestShortcut``), so that they go straight to the socket (or the TLS
-    /// handler) instead of through each of our handlers' pass-through `write` and `flush`.
-    private let output: ChannelHandlerContext
     private var wire: WireResponse?
     private var version = HTTPVersion.http1_1
     private var keepAlive = true
@@ -54,7 +51,6 @@ final class HTTP1ResponseWriter: ResponseWriter {
         self.clock = clock
         self.flushes = flushes
         self.ended = ended
-        self.output = (try? context.pipeline.syncOperations.context(handlerType: RepeatedRequestShortcut.self)) ?? context
         self.sendsFiles = sendsFiles
     }
 
@@ -89,7 +85,7 @@ final class HTTP1ResponseWriter: ResponseWriter {
             return
         }
         let head = wire.head(version: version, keepAlive: keepAlive, closing: closing, allocator: context.channel.allocator)
-        output.write(NIOAny(IOData.byteBuffer(head)), promise: nil)
+        context.write(NIOAny(IOData.byteBuffer(head)), promise: nil)
     }
 
     /// Writes a held head on its own, before anything else goes.
@@ -97,14 +93,14 @@ final class HTTP1ResponseWriter: ResponseWriter {
         guard headHeld, let wire else { return }
         headHeld = false
         let head = wire.head(version: version, keepAlive: keepAlive, closing: closing, allocator: context.channel.allocator)
-        output.write(NIOAny(IOData.byteBuffer(head)), promise: nil)
+        context.write(NIOAny(IOData.byteBuffer(head)), promise: nil)
     }
 
     func writeBody(_ range: Range<Int>) {
         guard let wire else { return }
         if headHeld, let joined = wire.keepAliveResponse, range == 0..<wire.body.readableBytes {
             headHeld = false
-            return output.write(NIOAny(IOData.byteBuffer(joined)), promise: nil)
+            return context.write(NIOAny(IOData.byteBuffer(joined)), promise: nil)
         }
         if sendsFiles, let file = wire.file {
             // The head shares a segment with body bytes either way: a region starting on a page
@@ -122,34 +118,36 @@ final class HTTP1ResponseWriter: ResponseWriter {
             } else {
                 releaseHead()
             }
-            // The queued write holds the file's handle, which stays open until the write is
-            // done whatever the cache and the next response do meanwhile (``OpenFile``).
             let region = FileRegion(
                 fileHandle: file.handle, readerIndex: wire.fileOffset + start, endIndex: wire.fileOffset + range.upperBound
             )
             corkable = !split && SocketCork.worthCorking(fileOffset: region.readerIndex)
-            output.write(NIOAny(IOData.fileRegion(region)), promise: nil)
+            // The file stays open until the write is done or failed, whatever the cache and the
+            // next response do meanwhile.
+            let written = context.eventLoop.makePromise(of: Void.self)
+            file.keepOpen(until: written.futureResult)
+            context.write(NIOAny(IOData.fileRegion(region)), promise: written)
         } else {
             releaseHead()
             let slice = wire.body.getSlice(at: wire.body.readerIndex + range.lowerBound, length: range.count)!
-            output.write(NIOAny(IOData.byteBuffer(slice)), promise: nil)
+            context.write(NIOAny(IOData.byteBuffer(slice)), promise: nil)
         }
     }
 
     /// Writes `bytes` in one buffer with the held head before them, or alone if none is held.
     private func writeAfterHeldHead(_ bytes: ByteBuffer) {
-        guard headHeld, let wire else { return output.write(NIOAny(IOData.byteBuffer(bytes)), promise: nil) }
+        guard headHeld, let wire else { return context.write(NIOAny(IOData.byteBuffer(bytes)), promise: nil) }
         headHeld = false
         let head = wire.head(version: version, keepAlive: keepAlive, closing: closing, allocator: context.channel.allocator)
         var joined = context.channel.allocator.buffer(capacity: head.readableBytes + bytes.readableBytes)
         joined.writeImmutableBuffer(head)
         joined.writeImmutableBuffer(bytes)
-        output.write(NIOAny(IOData.byteBuffer(joined)), promise: nil)
+        context.write(NIOAny(IOData.byteBuffer(joined)), promise: nil)
     }
 
     func flush() {
         releaseHead()
-        output.flush()
+        context.flush()
     }
 
     func end(close: Bool) {
@@ -167,9 +165,9 @@ final class HTTP1ResponseWriter: ResponseWriter {
                 // What the response wrote since its last flush (all of it, unless delivered in
                 // pieces) waits for this one: corked, the head shares a segment with the file's
                 // first bytes.
-                flushes.flushAtTurnEnd(output, uncorking: corkable && cork.cork() ? cork : nil)
+                flushes.flushAtTurnEnd(context, uncorking: corkable && cork.cork() ? cork : nil)
             } else {
-                output.flush()
+                context.flush()
             }
             ended()
         }
@@ -177,7 +175,7 @@ final class HTTP1ResponseWriter: ResponseWriter {
 
     func abort() {
         releaseHead()
-        output.flush()
+        context.flush()
         context.close(promise: nil)
     }
 
@@ -187,7 +185,7 @@ final class HTTP1ResponseWriter: ResponseWriter {
         for action in fault.wireActions(stubName: wire?.stubName) {
             switch action {
             case .writeRaw(let bytes):
-                output.writeAndFlush(NIOAny(IOData.byteBuffer(context.channel.allocator.buffer(bytes: bytes))), promise: nil)
+                context.writeAndFlush(NIOAny(IOData.byteBuffer(context.channel.allocator.buffer(bytes: bytes))), promise: nil)
             case .close(let reset):
                 close(reset: reset)
             case .hold:
@@ -197,7 +195,7 @@ final class HTTP1ResponseWriter: ResponseWriter {
                 writeHead()
                 // A fault stub's body is empty; anything else is sent whole.
                 if let wire, wire.body.readableBytes > 0 { writeBody(0..<wire.body.readableBytes) }
-                output.flush()
+                context.flush()
             }
         }
         return held
@@ -211,7 +209,7 @@ final class HTTP1ResponseWriter: ResponseWriter {
         for field in head.headers.fields { text += "\(field.name): \(field.value)\r\n" }
         text += "\r\n"
         // Out at once: an early hint is worth something only before the final head.
-        output.writeAndFlush(NIOAny(IOData.byteBuffer(context.channel.allocator.buffer(string: text))), promise: nil)
+        context.writeAndFlush(NIOAny(IOData.byteBuffer(context.channel.allocator.buffer(string: text))), promise: nil)
     }
 
     func announceClose() {
@@ -220,7 +218,7 @@ final class HTTP1ResponseWriter: ResponseWriter {
 
     func drop(reset: Bool) {
         releaseHead()
-        output.flush()
+        context.flush()
         close(reset: reset)
     }
 
@@ -235,7 +233,7 @@ final class HTTP1ResponseWriter: ResponseWriter {
         case .shutdownOutput:
             flushThen { channel.close(mode: .output, promise: nil) }
         case .slowClose(let delay):
-            output.flush()
+            context.flush()
             clock.alarm(in: .nanoseconds(delay.nanoseconds)) { channel.close(promise: nil) }
         }
     }
@@ -270,7 +268,7 @@ final class HTTP1ResponseWriter: ResponseWriter {
 
     /// Flushes, then runs `body` once everything written so far has left.
     private func flushThen(_ body: @escaping @Sendable () -> Void) {
-        output.writeAndFlush(NIOAny(IOData.byteBuffer(context.channel.allocator.buffer(capacity: 0)))).whenComplete { _ in body() }
+        context.writeAndFlush(NIOAny(IOData.byteBuffer(context.channel.allocator.buffer(capacity: 0)))).whenComplete { _ in body() }
     }
 }
 
@@ -281,6 +279,6 @@ extension HTTP1ResponseWriter: AdminResponseWriter {
     }
 
     func writeChunk(_ chunk: ByteBuffer) -> EventLoopFuture<Void> {
-        output.writeAndFlush(NIOAny(IOData.byteBuffer(chunk)))
+        context.writeAndFlush(NIOAny(IOData.byteBuffer(chunk)))
     }
 }

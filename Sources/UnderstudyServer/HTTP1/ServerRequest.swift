@@ -20,6 +20,8 @@ enum ServerRequest {
         let headTime: NIODeadline
         /// When the whole request was in.
         let endTime: NIODeadline
+        /// The connection it came on and its place there, once its exchange has it.
+        var connection: ConnectionFacts?
 
         /// A request in whole now, on `eventLoop`. The entry's start is taken before the loop's
         /// clock, so that the timings counted on the loop's clock fall within the entry's

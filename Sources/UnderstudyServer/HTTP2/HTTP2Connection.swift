@@ -14,9 +14,7 @@ import UnderstudySupport
 /// not a pipeline.
 ///
 /// It also holds what the streams share: the server's settings, the ``StubExchange`` that answers
-/// them, the event loop's ``RepeatedHeaderBlocks`` (a stream whose HEADERS block repeats a
-/// request a fixed canned stub answered lately on the loop is answered again from it), the
-/// HEADERS blocks of the renderings it sent, and the connection-wide faults (`goaway`, garbage).
+/// them, the HEADERS blocks of the renderings it sent, and the connection-wide faults (`goaway`, garbage).
 final class HTTP2Connection: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame
     typealias OutboundOut = HTTP2Frame
@@ -26,11 +24,6 @@ final class HTTP2Connection: ChannelInboundHandler {
     let eventLoop: any EventLoop
     /// Answers the streams' requests.
     let exchange: StubExchange
-    /// The last request a fixed canned stub answered on any stream, by HEADERS block, and when
-    /// to keep one (its backoff): what a request decided in full leaves for ``repeatedBlocks``.
-    private let repeats = RepeatCache<HPACKHeaders>()
-    /// The requests the loop's connections of this scheme keep by HEADERS block.
-    private let repeatedBlocks: RepeatedHeaderBlocks
 
     /// This handler's context: frames written here go through NIO's HTTP/2 handler.
     private var context: ChannelHandlerContext?
@@ -54,24 +47,25 @@ final class HTTP2Connection: ChannelInboundHandler {
     private var flushPending = false
     private let flushes: TurnFlushes
 
-    init(shared: ServerShared, scheme: String, listener: @escaping @Sendable () -> String, eventLoop: any EventLoop) {
+    init(
+        shared: ServerShared, scheme: String, listener: @escaping @Sendable () -> String, eventLoop: any EventLoop,
+        connection: ServerConnection = ServerConnection(index: 0)
+    ) {
         self.shared = shared
         self.listener = listener
         self.eventLoop = eventLoop
         self.exchange = StubExchange(
             shared: shared, origin: ConnectionOrigin(scheme: scheme, authority: listener), eventLoop: eventLoop,
-            allocator: ByteBufferAllocator(), httpVersion: .http2
+            allocator: ByteBufferAllocator(), httpVersion: .http2, connection: connection
         )
         let resources = shared.resources(for: eventLoop)
         self.headerBlocks = resources.headerBlocks
         self.flushes = resources.flushes
-        self.repeatedBlocks = resources.repeatedBlocks(scheme: scheme)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         framing = try? context.pipeline.syncOperations.context(handlerType: NIOHTTP2Handler.self)
-        repeatedBlocks.connectionOpened()
         awaitStreams()
     }
 
@@ -79,7 +73,6 @@ final class HTTP2Connection: ChannelInboundHandler {
         closeAllStreams()
         self.context = nil
         framing = nil
-        repeatedBlocks.connectionClosed()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -91,7 +84,6 @@ final class HTTP2Connection: ChannelInboundHandler {
         let open = streams.values
         streams.removeAll()
         for stream in open { stream.closed() }
-        repeats.forget()
         idleTimer?.cancel()
         idleTimer = nil
     }
@@ -180,41 +172,9 @@ final class HTTP2Connection: ChannelInboundHandler {
 
     // MARK: - Streams
 
-    /// Answers a whole request of `stream`, whose HEADERS block was `block`; `keeping` its
-    /// request, when a fixed canned stub answers it, for the loop's other streams that repeat
-    /// the block (``lookUpRepeat(_:on:)`` found the loop saw it before).
-    func answer(
-        _ head: HTTPRequestHead, body: ByteBuffer?, block: HPACKHeaders, keeping: Bool, arrival: ServerRequest.Arrival, on stream: HTTP2Stream
-    ) {
-        repeats.forget()
-        let kept = exchange.answer(head, body: body, key: block, repeats: repeats, keeping: keeping, arrival: arrival, to: stream)
-        guard kept, keeping, let entry = repeats.entry else { return }
-        let key = HeaderBlock(entry.key)
-        if key.namesHost { repeatedBlocks.keep(entry, for: key) }
-    }
-
-    /// What became of a HEADERS block that ends its request, looked up in the loop's kept ones.
-    enum RepeatLookup {
-        /// It repeats a kept request, answered again.
-        case answered
-        /// It is to be decided in full; `keep` its request when the loop saw the block before.
-        case decideInFull(keep: Bool)
-    }
-
-    /// Answers a whole request of `stream` whose HEADERS `block` repeats that of a request a
-    /// fixed canned stub answered lately on the loop, unless the stubs changed since (then the
-    /// loop forgets all it kept).
-    func lookUpRepeat(_ block: HPACKHeaders, on stream: HTTP2Stream) -> RepeatLookup {
-        let key = HeaderBlock(block)
-        guard let entry = repeatedBlocks.entry(for: key) else {
-            return .decideInFull(keep: repeatedBlocks.offer(key))
-        }
-        let arrival = ServerRequest.Arrival.whole(on: eventLoop)
-        if exchange.answerAgain(entry.request, method: entry.method, match: entry.match, repeats: repeats, arrival: arrival, to: stream) {
-            return .answered
-        }
-        repeatedBlocks.removeAll()
-        return .decideInFull(keep: true)
+    /// Answers a whole request of `stream`.
+    func answer(_ head: HTTPRequestHead, body: ByteBuffer?, arrival: ServerRequest.Arrival, on stream: HTTP2Stream) {
+        exchange.answer(head, body: body, arrival: arrival, to: stream)
     }
 
     private func open(_ id: HTTP2StreamID) -> HTTP2Stream {

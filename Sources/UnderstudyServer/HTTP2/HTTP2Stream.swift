@@ -11,9 +11,6 @@ import Understudy
 /// does), and hands everything else to the connection's ``StubExchange``, the code HTTP/1.1
 /// answers with too. It is the exchange's target: it points an ``HTTP2ResponseWriter`` at the
 /// response, which writes it as frames.
-///
-/// A HEADERS block that repeats one a fixed canned stub answered lately on the event loop is
-/// answered again without being converted.
 final class HTTP2Stream: ExchangeTarget {
     private enum State {
         case awaitingHead
@@ -33,10 +30,6 @@ final class HTTP2Stream: ExchangeTarget {
     private var admin: AdminExchange?
     /// Ends a request whose body does not arrive within the body timeout (408), as on HTTP/1.1.
     private var bodyTimer: LoopAlarm?
-    /// The request's HEADERS block: the key a repeat of it is known by.
-    private var block = HPACKHeaders()
-    /// Whether to keep the request for a repeat of its block: the loop saw the block before.
-    private var keeping = false
     /// The stream's inbound flow-control window, given back while its body arrives.
     private let window = HTTP2InboundWindow()
 
@@ -107,22 +100,13 @@ final class HTTP2Stream: ExchangeTarget {
         case .headers(let frame):
             switch state {
             case .awaitingHead:
-                if frame.endStream {
-                    switch connection.lookUpRepeat(frame.headers, on: self) {
-                    case .answered:
-                        state = .answering
-                        return
-                    case .decideInFull(let keep):
-                        keeping = keep
-                    }
-                }
                 let head: HTTPRequestHead
                 do {
                     head = try HTTPRequestHead(http2Request: frame.headers)
                 } catch {
                     return refuseMalformed(error.message)
                 }
-                received(head, block: frame.headers, bodyFollows: !frame.endStream)
+                received(head, bodyFollows: !frame.endStream)
             case .receiving:
                 // Trailers: they end the request, and are not matched on, but are checked as
                 // the head was.
@@ -147,11 +131,10 @@ final class HTTP2Stream: ExchangeTarget {
     }
 
     /// A request's HEADERS: its head in hand, the body (if any, `bodyFollows`) still to come.
-    private func received(_ head: HTTPRequestHead, block: HPACKHeaders, bodyFollows: Bool) {
+    private func received(_ head: HTTPRequestHead, bodyFollows: Bool) {
         let maxBodySize = connection.shared.configuration.maxBodySize
         let request = ArrivingRequest(head, at: connection.eventLoop.now)
         state = .receiving(request)
-        self.block = block
         if ArrivingRequest.declares(head, moreThan: maxBodySize) {
             return refuse(.bodyOverLimit(maxBodySize))
         }
@@ -192,9 +175,7 @@ final class HTTP2Stream: ExchangeTarget {
             admin = AdminExchange.start(head, body: body, admin: connection.shared.admin, writer: writer)
             return
         }
-        connection.answer(
-            head, body: body, block: block, keeping: keeping, arrival: request.arrival(endingAt: connection.eventLoop.now), on: self
-        )
+        connection.answer(head, body: body, arrival: request.arrival(endingAt: connection.eventLoop.now), on: self)
     }
 
     /// Answers the request in hand with `status` before it is whole, journaled as a refusal.

@@ -27,10 +27,12 @@ extension ServerPipeline {
     static func configureNegotiated(_ channel: any Channel, shared: ServerShared, origin: ConnectionOrigin, authority: String?) throws {
         let negotiation = ApplicationProtocolNegotiationHandler { result, channel in
             channel.eventLoop.makeCompletedFuture {
-                if case .negotiated("h2") = result, shared.configuration.http2 {
-                    try configureHTTP2(channel, shared: shared, scheme: origin.scheme, authority: authority)
+                let chosen: String?
+                if case .negotiated(let name) = result { chosen = name } else { chosen = nil }
+                if chosen == "h2", shared.configuration.http2 {
+                    try configureHTTP2(channel, shared: shared, scheme: origin.scheme, authority: authority, applicationProtocol: chosen)
                 } else {
-                    try configureHTTP1(channel, shared: shared, origin: origin)
+                    try configureHTTP1(channel, shared: shared, origin: origin, applicationProtocol: chosen)
                 }
             }
         }
@@ -55,7 +57,9 @@ extension ServerPipeline {
     ///   - scheme: what requests are matched on: `http` for h2c, `https` under TLS.
     ///   - authority: the host requests name when they carry no `:authority`: the CONNECT
     ///     target inside an intercepted tunnel; `nil` for the listener's own address.
-    static func configureHTTP2(_ channel: any Channel, shared: ServerShared, scheme: String, authority: String?) throws {
+    static func configureHTTP2(
+        _ channel: any Channel, shared: ServerShared, scheme: String, authority: String?, applicationProtocol: String? = nil
+    ) throws {
         let listener: @Sendable () -> String
         if let authority {
             listener = { authority }
@@ -74,7 +78,10 @@ extension ServerPipeline {
         let framing = NIOHTTP2Handler(mode: .server, connectionConfiguration: connectionConfiguration, streamConfiguration: .init())
         let handlers: [any ChannelHandler] = [
             framing,
-            HTTP2Connection(shared: shared, scheme: scheme, listener: listener, eventLoop: channel.eventLoop),
+            HTTP2Connection(
+                shared: shared, scheme: scheme, listener: listener, eventLoop: channel.eventLoop,
+                connection: ServerConnection.accepted(channel, shared: shared, applicationProtocol: applicationProtocol)
+            ),
             HTTP2MalformedRequestJournal(responder: shared.responder, scheme: scheme, listener: listener),
         ]
         try channel.pipeline.syncOperations.addHandlers(handlers)

@@ -136,15 +136,20 @@ package final class TLSContextProvider: Sendable {
     ///   - defaultHost: the name whose certificate a client sending no SNI gets: the listener's
     ///     address (`127.0.0.1`) or the `CONNECT` line's host.
     ///   - position: where the TLS handlers go; `.first` for a listener.
+    ///   - serverNameRead: told the server name the client's hello asked for (`nil`: none).
     package func addTLS(
         to pipeline: ChannelPipeline.SynchronousOperations, defaultHost: String,
-        position: ChannelPipeline.SynchronousOperations.Position = .first
+        position: ChannelPipeline.SynchronousOperations.Position = .first, serverNameRead: @escaping (String?) -> Void = { _ in }
     ) throws {
         let serverNameReader = ByteToMessageHandler(SNIHandler { [self] result in
             let host: String
             switch result {
-            case .hostname(let name): host = name
-            case .fallback: host = defaultHost
+            case .hostname(let name):
+                host = name
+                serverNameRead(name)
+            case .fallback:
+                host = defaultHost
+                serverNameRead(nil)
             }
             return install(forHost: host, in: pipeline)
         })

@@ -256,6 +256,7 @@ function renderJournal(entries, total) {
       element("td", "stub", entry.stub === null ? "—" : entry.stub + (entry.scenario ? " (" + entry.scenario.name + ": " + entry.scenario.state + ")" : "")),
       resultCell,
       element("td", null, Math.round(entry.durationMs)),
+      connectionCell(entry),
       bodyCell,
     );
     if (known) known.row.replaceWith(row);
@@ -270,6 +271,20 @@ function renderJournal(entries, total) {
     const row = rows.get(id).row;
     if (body.children[index] !== row) body.insertBefore(row, body.children[index] || null);
   });
+}
+
+// "3·2": the request was the second on connection 3; with TLS, its ALPN and version beneath.
+function connectionCell(entry) {
+  const cell = element("td", "connection");
+  if (entry.connection === undefined) { cell.textContent = "—"; return cell; }
+  cell.dataset.connection = String(entry.connection);
+  cell.dataset.exchange = String(entry.exchange);
+  cell.append(document.createTextNode(entry.connection + "·" + entry.exchange));
+  if (entry.tls) {
+    const facts = [entry.tls.applicationProtocol, entry.tls.protocolVersion, entry.tls.serverName].filter((fact) => fact);
+    cell.append(element("div", "tls", facts.join(" ")));
+  }
+  return cell;
 }
 
 function renderMisses(unmatched) {
