@@ -227,9 +227,11 @@ final class HTTP1ResponseWriter: ResponseWriter {
         let channel = context.channel
         switch ending {
         case .shutdownInput:
-            // The answer stands and the connection stays open, but nothing more is read: a next
-            // request on it waits for an answer that never comes.
-            flushThen { channel.close(mode: .input, promise: nil) }
+            // The answer stands and the connection stays open, but nothing more is read: the
+            // connection reads its next request once told this answer ended, which it never is.
+            // (A shutdown of the socket's input would end the connection: its handler takes the
+            // end of input for the client leaving.)
+            context.flush()
         case .shutdownOutput:
             flushThen { channel.close(mode: .output, promise: nil) }
         case .slowClose(let delay):
