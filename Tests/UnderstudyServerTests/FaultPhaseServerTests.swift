@@ -162,6 +162,10 @@ final class FaultPhaseServerTests: XCTestCase {
             XCTAssertEqual(next.ending, .timedOut, "the connection stays open and silent: \(next)")
             XCTAssertEqual(next.bytes, [], "\(next)")
             XCTAssertEqual(stubs.journal.interactions.count, 1)
+            // curl reuses the connection for its second URL and waits out its own limit.
+            let url = server.baseURL.absoluteString + "/deaf"
+            XCTAssertEqual(try curl(["-o", "/dev/null", "-o", "/dev/null", url, url], maxTime: 2).status, 28)
+            XCTAssertEqual(stubs.journal.interactions.count, 2, "curl's second request was never read")
         }
     }
 
