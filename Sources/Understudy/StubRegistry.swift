@@ -48,16 +48,27 @@ public final class StubRegistry: Sendable {
     /// The gates paused bodies wait at, by name (see ``gate(_:)``).
     let gateTable = LockedState<[String: Gate]>([:])
 
+    /// The seed of the generator that draws what stubs leave to chance and their random delays.
+    public let seed: UInt64
+    /// That generator, shared by every request in the order they are answered.
+    let draws: LockedState<SplitMix64>
+
     /// Creates an empty registry.
     /// - Parameters:
     ///   - journalLimit: the most journal entries kept (oldest dropped and counted); `nil` keeps all.
     ///   - journalByteLimit: about the most memory the journal's entries may hold, in bytes
     ///     (oldest dropped and counted, see ``Journal/byteLimit``); `nil` for no such bound.
     ///   - transcoder: transcodes image bodies; `ImageTranscoder.shared` (64 MiB cache) by default.
-    public init(journalLimit: Int? = nil, journalByteLimit: Int? = nil, transcoder: ImageTranscoder = .shared) {
+    ///   - seed: seeds the draws of `chance:` and of random delays, so that the same requests in
+    ///     the same order draw the same; `nil` for a seed of its own (read it from ``seed``).
+    public init(journalLimit: Int? = nil, journalByteLimit: Int? = nil, transcoder: ImageTranscoder = .shared, seed: UInt64? = nil) {
         journal = Journal(limit: journalLimit, byteLimit: journalByteLimit)
         self.transcoder = transcoder
+        let seed = seed ?? UInt64.random(in: .min ... .max)
+        self.seed = seed
+        draws = LockedState(SplitMix64(seed: seed))
     }
+
 
     // MARK: - Adding and removing
 

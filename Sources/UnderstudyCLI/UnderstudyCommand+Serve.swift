@@ -55,6 +55,12 @@ extension UnderstudyCommand {
         ))
         var network: String?
 
+        @Option(help: ArgumentHelp(
+            "Seed the draws of chance: and of random delays, so that the same requests in the same order draw the same (a seed of the server's own by default).",
+            valueName: "n"
+        ))
+        var seed: UInt64?
+
         @Flag(help: "Serve the image hazards (understudy hazards) under /hazards/, beside any stubs.")
         var hazards = false
 
@@ -102,7 +108,7 @@ extension UnderstudyCommand {
             let stubSources = directories.isEmpty && wireMockSources.isEmpty && !hazards ? ["Stubs"] : directories
             let sources = stubSources + wireMockSources
             let kept = wireMock.noRequestJournal ? 0 : wireMock.maxJournalEntries ?? journalLimit
-            let registry = StubRegistry(journalLimit: kept, journalByteLimit: journalBytes)
+            let registry = StubRegistry(journalLimit: kept, journalByteLimit: journalBytes, seed: seed)
             for (index, source) in sources.enumerated() {
                 do {
                     if index < stubSources.count {

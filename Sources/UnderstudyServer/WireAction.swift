@@ -37,6 +37,11 @@ extension Fault {
         case .goaway:
             // HTTP/1.1 has no GOAWAY: the nearest is an answer that says the connection ends.
             return [.writeResponseClosing, .close(reset: false)]
+        case .disconnectAfterRequest, .disconnectDuringRequestBody, .disconnectDuringResponseBody, .resetDuringResponseBody,
+             .shutdownInputAtEnd, .shutdownOutputAtEnd, .slowClose, .timeout, .limitData:
+            // Phase faults are steps of the delivery plan (see ``DeliveryAction/drop(reset:)``),
+            // never a fault in place of the answer; were one asked for, the nearest is a close.
+            return [.close(reset: false)]
         }
     }
 

@@ -112,9 +112,21 @@ struct InProcessExchange: Sendable {
             responder.close(id, request: request, startTime: startTime, answer: answer,
                             report: DeliveryReport(headSent: headSent, bodyBytesSent: sent, ending: ending, timing: timing, httpVersion: .http1_1))
         }
-        for action in prepared.deliveryPlan(method: request.method) {
+        let corelibs = options.loadingSystem == .corelibs
+        /// The fault's failure, as a URLSession client meets it on the wire.
+        func faultError(_ fault: Fault) -> URLError {
+            URLError(fault.urlErrorCode(corelibs: corelibs), description: "Understudy injected the fault \(fault) (stub \"\(prepared.stubName ?? "")\")")
+        }
+        // The body bytes a connection's `limit-data` leaves this answer, if one is set.
+        var dataLimit: Int?
+        for action in prepared.deliveryPlan(method: request.method, requestBodyBytes: request.body?.count ?? 0) {
             guard !Task.isCancelled else { return ended(.cancelled) }
             switch action {
+            case .wait(let duration) where duration.seconds >= request.timeoutInterval:
+                // Silence as long as the request's timeout: URLSession gives up first.
+                do { try await Task.sleep(for: .seconds(request.timeoutInterval)) } catch { return ended(.cancelled) }
+                ended(.cancelled)
+                return fail(URLError(.timedOut, description: "The request timed out: Understudy waited \(duration) (stub \"\(prepared.stubName ?? "")\")"))
             case .wait(let duration):
                 // Counted from when the last wait was due (at most half a wait made up), as the
                 // server's driver does, so late wake-ups do not slow a paced body below its rate.
@@ -153,8 +165,31 @@ struct InProcessExchange: Sendable {
                 let policy = cache?.storagePolicy(for: response) ?? .notAllowed
                 channel.send { $0.urlProtocol($1, didReceive: response, cacheStoragePolicy: policy) }
             case .sendBody(let range):
+                if let limit = dataLimit, sent + range.count > limit {
+                    // No connection to count heads on: the limit cuts the body.
+                    let cut = range.lowerBound..<(range.lowerBound + Swift.max(0, limit - sent))
+                    sent += cut.count
+                    if !cut.isEmpty { channel.sendBody(prepared.body.subdata(in: cut)) }
+                    ended(.fault(prepared.fault ?? .limitData(limit)))
+                    return fail(faultError(prepared.fault ?? .limitData(limit)))
+                }
                 sent += range.count
                 channel.sendBody(prepared.body.subdata(in: range))
+            case .sendInformational:
+                // URLSession hands a client no 1xx head: the final one is all it sees.
+                continue
+            case .limitData(let bytes):
+                dataLimit = bytes
+            case .drop:
+                let fault = prepared.fault ?? .disconnectAfterRequest
+                ended(.fault(fault))
+                return fail(faultError(fault))
+            case .endConnection:
+                // The answer is whole; what becomes of the connection after it has no
+                // in-process counterpart, but the journal says the fault was there.
+                ended(.fault(prepared.fault ?? .shutdownOutputAtEnd))
+                if let cache, let storing, sent == prepared.body.count { cache.store(storing, body: prepared.body) }
+                channel.endBody()
             case .end:
                 // Journaled before the client hears the end, so an assertion made after the
                 // response finds the entry complete.

@@ -55,7 +55,7 @@ final class CheckCommandTests: XCTestCase {
         XCTAssertFalse(check.isValid)
         XCTAssertEqual(check.exitCode, 2)
         XCTAssertEqual(check.errors, [
-            "Bad/a.yaml:2: stubs[0].response.fault: unknown fault 'explode'; expected one of connection-reset, empty-response, malformed-chunk, random-data-then-close, no-response, goaway",
+            "Bad/a.yaml:2: stubs[0].response.fault: unknown fault 'explode'; expected one of connection-reset, empty-response, malformed-chunk, random-data-then-close, no-response, goaway, disconnect-after-request, disconnect-during-request-body, disconnect-during-response-body, reset-during-response-body, shutdown-input-at-end, shutdown-output-at-end, slow-close, timeout, limit-data",
             "Bad/b.json:2: stubs[0].times: expected an integer >= 1, found integer 0",
             "Missing: no such file or directory; expected a directory of stub files or a stub file",
         ])
@@ -95,7 +95,7 @@ final class CheckCommandTests: XCTestCase {
         XCTAssertEqual(result.status, 2)
         XCTAssertEqual(result.stdout, "")
         XCTAssertEqual(result.stderr, """
-            Bad/a.yaml:2: stubs[0].response.fault: unknown fault 'explode'; expected one of connection-reset, empty-response, malformed-chunk, random-data-then-close, no-response, goaway
+            Bad/a.yaml:2: stubs[0].response.fault: unknown fault 'explode'; expected one of connection-reset, empty-response, malformed-chunk, random-data-then-close, no-response, goaway, disconnect-after-request, disconnect-during-request-body, disconnect-during-response-body, reset-during-response-body, shutdown-input-at-end, shutdown-output-at-end, slow-close, timeout, limit-data
             Bad/b.json:2: stubs[0].times: expected an integer >= 1, found integer 0
 
             """)

@@ -124,7 +124,7 @@ final class AdminAPITests: AdminAPITestCase {
         XCTAssertEqual(badFaultError.field, "response.fault")
         XCTAssertEqual(badFaultError.error, """
             request body:3: response.fault: unknown fault 'explode'; expected one of \
-            connection-reset, empty-response, malformed-chunk, random-data-then-close, no-response, goaway
+            connection-reset, empty-response, malformed-chunk, random-data-then-close, no-response, goaway, disconnect-after-request, disconnect-during-request-body, disconnect-during-response-body, reset-during-response-body, shutdown-input-at-end, shutdown-output-at-end, slow-close, timeout, limit-data
             """)
 
         let notJSON = await send(admin, "POST", "/__admin/stubs", body: "stubs: [")
@@ -246,7 +246,7 @@ final class AdminAPITests: AdminAPITestCase {
         XCTAssertEqual(response.status, 500)
         let error = try decode(AdminJSON.Error.self, response)
         let issue = "\(directory.relativePath)/cats.yaml:3: stubs[0].response.fault: unknown fault 'explode'; expected one of "
-            + "connection-reset, empty-response, malformed-chunk, random-data-then-close, no-response, goaway"
+            + "connection-reset, empty-response, malformed-chunk, random-data-then-close, no-response, goaway, disconnect-after-request, disconnect-during-request-body, disconnect-during-response-body, reset-during-response-body, shutdown-input-at-end, shutdown-output-at-end, slow-close, timeout, limit-data"
         XCTAssertEqual(error, AdminJSON.Error(
             error: "cannot reset, nothing changed: the stub files have issues:\n" + issue, field: nil, issues: [issue]
         ))

@@ -177,13 +177,13 @@ final class StubFileErrorTests: XCTestCase {
 
     func testUnknownFault() throws {
         try assertIssues("a.yaml", "stubs:\n  - response:\n      fault: explode\n", [
-            "Stubs/a.yaml:3: stubs[0].response.fault: unknown fault 'explode'; expected one of connection-reset, empty-response, malformed-chunk, random-data-then-close, no-response, goaway",
+            "Stubs/a.yaml:3: stubs[0].response.fault: unknown fault 'explode'; expected one of connection-reset, empty-response, malformed-chunk, random-data-then-close, no-response, goaway, disconnect-after-request, disconnect-during-request-body, disconnect-during-response-body, reset-during-response-body, shutdown-input-at-end, shutdown-output-at-end, slow-close, timeout, limit-data",
         ])
     }
 
     func testTwoBodyKinds() throws {
         try assertIssues("a.json", "{\"stubs\": [{\"response\": {\n  \"body\": \"x\",\n  \"json\": {\"a\": 1}\n}}]}", [
-            "Stubs/a.json:3: stubs[0].response.json: found both 'body' and 'json'; expected exactly one of body, json, base64, file, image, redirect, fault, forward, hazard",
+            "Stubs/a.json:3: stubs[0].response.json: found both 'body' and 'json'; expected exactly one of body, json, base64, file, image, redirect, forward, hazard",
         ])
     }
 
@@ -219,7 +219,7 @@ final class StubFileErrorTests: XCTestCase {
             "Stubs/a.yaml:2: stubs[0].response.delay: invalid duration '250'; expected a number with a unit, like 250ms, 1.5s or 2m",
             "Stubs/a.yaml:3: stubs[1].response.delay.uniform: the range is reversed; expected [low, high] with low <= high",
             "Stubs/a.yaml:4: stubs[2].response.delay.lognormal: missing key 'sigma'; expected {median: duration, sigma: number}",
-            "Stubs/a.yaml:5: stubs[3].response.delay.gaussian: unknown key 'gaussian'; expected one of uniform, lognormal",
+            "Stubs/a.yaml:5: stubs[3].response.delay.gaussian: unknown key 'gaussian'; expected one of fixed, jitter, uniform, lognormal, chance",
             "Stubs/a.yaml:6: stubs[4].response.delay.uniform: expected a list of two durations [low, high], found a list",
         ])
     }
@@ -277,7 +277,7 @@ final class StubFileErrorTests: XCTestCase {
         try sandbox.write("notes.txt", "not a stub file")
         XCTAssertEqual(sandbox.issues(), [
             "Stubs/a.json:2: stubs[0].times: expected an integer >= 1, found integer -2",
-            "Stubs/b.yaml:2: stubs[0].response.fault: unknown fault 'boom'; expected one of connection-reset, empty-response, malformed-chunk, random-data-then-close, no-response, goaway",
+            "Stubs/b.yaml:2: stubs[0].response.fault: unknown fault 'boom'; expected one of connection-reset, empty-response, malformed-chunk, random-data-then-close, no-response, goaway, disconnect-after-request, disconnect-during-request-body, disconnect-during-response-body, reset-during-response-body, shutdown-input-at-end, shutdown-output-at-end, slow-close, timeout, limit-data",
             "Stubs/b.yaml:3: stubs[1].request.hots: unknown key 'hots'; expected one of method, scheme, host, path, pathPrefix, pathPattern, extension, query, headers, cookies, basicAuth, accepts, body",
         ])
     }

@@ -177,7 +177,7 @@ final class StubFileLoadingTests: XCTestCase {
 
         try sandbox.write("bad.yml", "stubs:\n  - response: { fault: nope }\n")
         XCTAssertThrowsError(try StubFileLoader.load(from: sandbox.relative("Stubs/bad.yml"))) { error in
-            XCTAssertEqual("\(error)", "Stubs/bad.yml:2: stubs[0].response.fault: unknown fault 'nope'; expected one of connection-reset, empty-response, malformed-chunk, random-data-then-close, no-response, goaway")
+            XCTAssertEqual("\(error)", "Stubs/bad.yml:2: stubs[0].response.fault: unknown fault 'nope'; expected one of connection-reset, empty-response, malformed-chunk, random-data-then-close, no-response, goaway, disconnect-after-request, disconnect-during-request-body, disconnect-during-response-body, reset-during-response-body, shutdown-input-at-end, shutdown-output-at-end, slow-close, timeout, limit-data")
         }
     }
 

@@ -101,6 +101,9 @@ public struct Interaction: Sendable, Identifiable, CustomStringConvertible {
     /// The network profile the response was delivered on (the stub's, the run-time one or the
     /// server's), or `nil` for full speed.
     public internal(set) var network: NetworkProfile?
+    /// The parts of the stub's answer left to chance (`chance:`) that this request drew, in
+    /// the order fault, delay, network, status; empty when it drew none.
+    public internal(set) var drawn: [ChanceTarget] = []
     /// The interaction whose redirect led here, for redirect hops.
     public let redirectedFrom: Int?
     /// For unmatched requests, the nearest stubs and what differed.
@@ -178,6 +181,8 @@ package struct InteractionResult: Sendable {
     package var network: NetworkProfile?
     /// Where the request left the answering stub's scenario.
     package var scenario: ScenarioStep?
+    /// What the stub left to chance that this request drew.
+    package var drawn: Set<ChanceTarget> = []
 }
 
 extension InteractionResult {

@@ -30,9 +30,14 @@ struct JournalRecord: Sendable {
         let responseBody: Data?
         let network: NetworkProfile?
         let scenario: ScenarioStep?
+        let drawn: Set<ChanceTarget>
 
-        init(redirectedFrom: Int?, nearMisses: [NearMiss], responseBody: Data?, network: NetworkProfile?, scenario: ScenarioStep? = nil) {
+        init(
+            redirectedFrom: Int?, nearMisses: [NearMiss], responseBody: Data?, network: NetworkProfile?, scenario: ScenarioStep? = nil,
+            drawn: Set<ChanceTarget> = []
+        ) {
             self.scenario = scenario
+            self.drawn = drawn
             self.redirectedFrom = redirectedFrom
             self.nearMisses = nearMisses
             self.responseBody = responseBody
@@ -40,10 +45,15 @@ struct JournalRecord: Sendable {
         }
 
         static func make(
-            redirectedFrom: Int?, nearMisses: [NearMiss], responseBody: Data?, network: NetworkProfile? = nil, scenario: ScenarioStep? = nil
+            redirectedFrom: Int?, nearMisses: [NearMiss], responseBody: Data?, network: NetworkProfile? = nil, scenario: ScenarioStep? = nil,
+            drawn: Set<ChanceTarget> = []
         ) -> Extras? {
-            redirectedFrom == nil && nearMisses.isEmpty && responseBody == nil && network == nil && scenario == nil
-                ? nil : Extras(redirectedFrom: redirectedFrom, nearMisses: nearMisses, responseBody: responseBody, network: network, scenario: scenario)
+            redirectedFrom == nil && nearMisses.isEmpty && responseBody == nil && network == nil && scenario == nil && drawn.isEmpty
+                ? nil
+                : Extras(
+                    redirectedFrom: redirectedFrom, nearMisses: nearMisses, responseBody: responseBody, network: network, scenario: scenario,
+                    drawn: drawn
+                )
         }
     }
 
@@ -150,7 +160,8 @@ struct JournalRecord: Sendable {
         let body = body.map { Data($0) }
         let hadExtras = extras != nil
         extras = Extras.make(
-            redirectedFrom: extras?.redirectedFrom, nearMisses: result.nearMisses, responseBody: body, network: result.network, scenario: result.scenario
+            redirectedFrom: extras?.redirectedFrom, nearMisses: result.nearMisses, responseBody: body, network: result.network, scenario: result.scenario,
+            drawn: result.drawn
         )
         var added = ownResponseHeaderBytes + (body?.count ?? 0)
         if !hadExtras && extras != nil { added += 48 }
@@ -172,7 +183,7 @@ struct JournalRecord: Sendable {
         let hadExtras = extras != nil
         extras = Extras(
             redirectedFrom: extras?.redirectedFrom, nearMisses: extras?.nearMisses ?? [], responseBody: Data(body), network: extras?.network,
-            scenario: extras?.scenario
+            scenario: extras?.scenario, drawn: extras?.drawn ?? []
         )
         bytes = UInt32(clamping: Int(bytes) + body.count + (hadExtras ? 0 : 48))
     }
@@ -211,6 +222,7 @@ struct JournalRecord: Sendable {
         }
         interaction.network = extras?.network
         interaction.scenario = extras?.scenario
+        interaction.drawn = extras?.drawn.sorted() ?? []
         return interaction
     }
 

@@ -87,7 +87,8 @@ package struct StubAnswer: Sendable {
             httpVersion: delivery.httpVersion,
             connection: delivery.connection,
             network: response.network,
-            scenario: response.scenarioStep
+            scenario: response.scenarioStep,
+            drawn: response.drawn
         )
     }
 }

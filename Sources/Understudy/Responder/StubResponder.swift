@@ -169,10 +169,12 @@ package struct StubResponder: Sendable {
         return onNetwork(answer)
     }
 
-    /// `answer` delivered on the transport's network, when one is set and its stub named none.
+    /// `answer` with what its stub left to chance drawn, delivered on the transport's network
+    /// when one is set and its stub named none.
     private func onNetwork(_ answer: StubAnswer) -> StubAnswer {
-        guard let profile = network?.current else { return answer }
         var answer = answer
+        if answer.response.chances != nil { answer.response = registry.drawn(answer.response) }
+        guard let profile = network?.current else { return answer }
         answer.response = answer.response.delivered(on: profile)
         return answer
     }

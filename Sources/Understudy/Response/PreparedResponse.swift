@@ -104,6 +104,27 @@ package struct PreparedResponse: Sendable {
         set { writable.value.variants = newValue }
     }
 
+    /// How long to wait between the head and the body (MockWebServer's `bodyDelay`).
+    package var bodyDelay: Duration {
+        get { storage.value.bodyDelay }
+        set { writable.value.bodyDelay = newValue }
+    }
+    /// The 1xx heads sent before the final one, in order.
+    package var informational: [InformationalHead] {
+        get { storage.value.informational }
+        set { writable.value.informational = newValue }
+    }
+    /// What the stub leaves to chance, drawn per request by ``StubResponder`` (then `nil`).
+    package var chances: ResponseChances? {
+        get { storage.value.chances }
+        set { writable.value.chances = newValue }
+    }
+    /// What the draws for this request applied, for the journal.
+    package var drawn: Set<ChanceTarget> {
+        get { storage.value.drawn }
+        set { writable.value.drawn = newValue }
+    }
+
     /// Where the request left the answering stub's scenario, for the journal.
     package var scenarioStep: ScenarioStep? {
         get { storage.value.scenarioStep }
@@ -133,6 +154,10 @@ package struct PreparedResponse: Sendable {
         var pieces: Pieces?
         var variants: ResponseVariants?
         var scenarioStep: ScenarioStep?
+        var bodyDelay: Duration = .zero
+        var informational: [InformationalHead] = []
+        var chances: ResponseChances?
+        var drawn: Set<ChanceTarget> = []
     }
 
     private var storage: CopyOnWriteBox<Fields>
@@ -192,9 +217,10 @@ package struct PreparedResponse: Sendable {
         return copy
     }
 
-    /// The steps that deliver this response, for a request of `method`.
-    package func deliveryPlan(method: String) -> DeliveryPlan {
-        DeliveryPlan(response: self, sendsBody: method != "HEAD" && !Self.hasNoBody(status: status))
+    /// The steps that deliver this response, for a request of `method` whose body was
+    /// `requestBodyBytes` long (which decides ``Fault/disconnectDuringRequestBody(after:)``).
+    package func deliveryPlan(method: String, requestBodyBytes: Int = 0) -> DeliveryPlan {
+        DeliveryPlan(response: self, sendsBody: method != "HEAD" && !Self.hasNoBody(status: status), requestBodyBytes: requestBodyBytes)
     }
 
     /// Whether a response of `status` has no body, and so no `Content-Length` or

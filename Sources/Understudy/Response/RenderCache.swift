@@ -141,7 +141,8 @@ final class RenderCache: Sendable {
 }
 
 extension StubResponse {
-    /// Whether two renderings are always alike: canned, and any delay fixed.
+    /// Whether two renderings are always alike: canned, and any delay fixed. What a stub leaves
+    /// to chance does not count: it is drawn per request after the rendering (``StubRegistry/drawn(_:)``).
     var rendersTheSameEveryTime: Bool {
         guard rendersImmediately else { return false }
         switch delay {

@@ -187,20 +187,32 @@ extension StubResponse {
         if let stubName {
             headers["X-Understudy-Stub"] = stubName
         }
+        // A delay drawn at random is drawn per request, from the registry's seeded generator,
+        // as a part left to chance that always applies (see ``PreparedResponse/drawing(using:)``).
+        var chances = self.chances
+        var fixedDelay: Duration?
+        switch delay {
+        case .fixed(let duration)?: fixedDelay = duration
+        case let random?: chances.delay = .init(random, chance: 1)
+        case nil: break
+        }
         var prepared = PreparedResponse(
             status: status,
             headers: headers,
             body: body,
             // A stub's own delay and bandwidth win over its profile: they are what it asked for.
-            delay: delay?.sample() ?? network?.latency ?? .zero,
+            delay: fixedDelay ?? (delay != nil ? .zero : network?.latency ?? .zero),
             bandwidth: bandwidth ?? network?.rate,
             truncateAfter: truncateAfter,
-            fault: fault,
+            fault: fault ?? phaseFault,
             stubName: stubName
         )
         prepared.network = network
         prepared.ownsDelay = delay != nil
         prepared.ownsBandwidth = bandwidth != nil
+        prepared.bodyDelay = bodyDelay ?? .zero
+        prepared.informational = informationalHeads
+        if !chances.isEmpty { prepared.chances = chances }
         if let pieces, !body.isEmpty {
             prepared.pieces = PreparedResponse.Pieces(offsets: try pieces.offsets(in: body), interval: pieces.interval)
         }

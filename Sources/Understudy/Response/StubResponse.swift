@@ -46,7 +46,7 @@ public struct StubResponse: Sendable {
         set { writable.value.headers = newValue }
     }
     /// The delay before the headers, if any.
-    public private(set) var delay: Delay? {
+    public internal(set) var delay: Delay? {
         get { storage.value.delay }
         set { writable.value.delay = newValue }
     }
@@ -97,6 +97,26 @@ public struct StubResponse: Sendable {
         get { storage.value.pieces }
         set { writable.value.pieces = newValue }
     }
+    /// The phase fault set with ``faulted(_:chance:)`` (with a chance: in ``chances`` instead).
+    var phaseFault: Fault? {
+        get { storage.value.phaseFault }
+        set { writable.value.phaseFault = newValue }
+    }
+    /// The wait between head and body, set with ``bodyDelayed(by:)``.
+    public internal(set) var bodyDelay: Duration? {
+        get { storage.value.bodyDelay }
+        set { writable.value.bodyDelay = newValue }
+    }
+    /// The 1xx heads sent before the final one, set with ``informational(_:)``.
+    public internal(set) var informationalHeads: [InformationalHead] {
+        get { storage.value.informational }
+        set { writable.value.informational = newValue }
+    }
+    /// What is left to chance, set by the modifiers that take a `chance`.
+    var chances: ResponseChances {
+        get { storage.value.chances }
+        set { writable.value.chances = newValue }
+    }
     /// The content coding ``encoded(_:labelled:)`` wraps the body in, if any.
     var contentCoding: (coding: ContentCoding, labelled: Bool)? {
         get { storage.value.contentCoding }
@@ -133,6 +153,10 @@ public struct StubResponse: Sendable {
         var statefulHazard: Hazard?
         /// The content coding the body is wrapped in, and whether `Content-Encoding` says so.
         var contentCoding: (coding: ContentCoding, labelled: Bool)?
+        var phaseFault: Fault?
+        var bodyDelay: Duration?
+        var informational: [InformationalHead] = []
+        var chances = ResponseChances()
         let madeAt = Date()
     }
 
@@ -319,9 +343,10 @@ public struct StubResponse: Sendable {
         return copy
     }
 
-    /// The fault this response injects, if it is a ``failure(_:)``.
+    /// The fault this response injects every time: a ``failure(_:)``'s, or one set with
+    /// ``faulted(_:chance:)`` without a chance.
     public var fault: Fault? {
         if case .failure(let fault) = body { return fault }
-        return nil
+        return phaseFault
     }
 }

@@ -6,10 +6,10 @@ extension StubFileParser {
     static let responseKeys = [
         "status", "headers", "body", "json", "base64", "file", "image", "redirect", "fault", "forward", "transcode",
         "truncateAfter", "delay", "bandwidth", "network", "pieces", "cache", "ranges", "pause", "hazard",
-        "contentType", "encoding", "encodingHeader",
+        "contentType", "encoding", "encodingHeader", "headersDelay", "bodyDelay", "informational",
     ]
     /// The keys that each give the response's body; a response has at most one.
-    static let bodyKeys = ["body", "json", "base64", "file", "image", "redirect", "fault", "forward", "hazard"]
+    static let bodyKeys = ["body", "json", "base64", "file", "image", "redirect", "forward", "hazard"]
 
     /// One `response:` mapping (`null` or `{}`: an empty 200). `nil` (reported) when invalid.
     mutating func parseResponse(_ node: Node, path: String) -> StubResponse? {
@@ -28,17 +28,39 @@ extension StubFileParser {
         var contentType: String?
         var encoding: (coding: ContentCoding, node: Node)?
         var encodingHeader: (labelled: Bool, node: Node, path: String)?
+        var headersDelayKey: String?
 
         for field in fields {
             let fieldPath = join(path, field.key)
             switch field.key {
             case "status":
-                if let code = integer(field.value, fieldPath, expected: "an integer from 100 to 599") {
-                    guard (100...599).contains(code) else {
-                        report(field.value, fieldPath, "status \(code) is out of range; expected an integer from 100 to 599")
+                if let (code, chance) = parseChancedStatus(field.value, path: fieldPath) {
+                    if chance < 1 {
+                        modifiers.append { $0.status(code, chance: chance) }
+                    } else {
+                        status = (code, field.value)
+                    }
+                }
+            case "fault":
+                if let (fault, chance) = parseFault(field.value, path: fieldPath) {
+                    modifiers.append { $0.faulted(fault, chance: chance) }
+                }
+            case "headersDelay":
+                if let duration = duration(field.value, fieldPath) {
+                    if let existing = headersDelayKey {
+                        report(field.keyNode, fieldPath, "found both '\(existing)' and 'headersDelay'; expected one of them (both wait before the head)")
                         continue
                     }
-                    status = (code, field.value)
+                    headersDelayKey = "headersDelay"
+                    modifiers.append { $0.delayed(by: duration) }
+                }
+            case "bodyDelay":
+                if let duration = duration(field.value, fieldPath) {
+                    modifiers.append { $0.bodyDelayed(by: duration) }
+                }
+            case "informational":
+                if let heads = parseInformational(field.value, path: fieldPath) {
+                    modifiers.append { $0.informational(heads) }
                 }
             case "headers":
                 headers = parseResponseHeaders(field.value, path: fieldPath)
@@ -58,16 +80,21 @@ extension StubFileParser {
                     modifiers.append { $0.truncated(after: bytes) }
                 }
             case "delay":
-                if let delay = parseDelay(field.value, path: fieldPath) {
-                    modifiers.append { $0.delayed(delay) }
+                if let (delay, chance) = parseChancedDelay(field.value, path: fieldPath) {
+                    if let existing = headersDelayKey {
+                        report(field.keyNode, fieldPath, "found both '\(existing)' and 'delay'; expected one of them (both wait before the head)")
+                        continue
+                    }
+                    headersDelayKey = "delay"
+                    modifiers.append { $0.delayed(delay, chance: chance) }
                 }
             case "bandwidth":
                 if let bandwidth = parseBandwidth(field.value, path: fieldPath) {
                     modifiers.append { $0.throttled(to: bandwidth) }
                 }
             case "network":
-                if let profile = parseNetwork(field.value, path: fieldPath) {
-                    modifiers.append { $0.network(profile) }
+                if let (profile, chance) = parseChancedNetwork(field.value, path: fieldPath) {
+                    modifiers.append { $0.network(profile, chance: chance) }
                 }
             case "pieces":
                 if let pieces = parsePieces(field.value, path: fieldPath) {
@@ -148,13 +175,6 @@ extension StubFileParser {
             return parseImage(node, path: path)
         case "redirect":
             return parseRedirect(node, path: path)
-        case "fault":
-            guard let name = string(node, path, expected: "a fault name") else { return nil }
-            guard let fault = Fault(fileName: name) else {
-                report(node, path, "unknown fault '\(name)'; expected one of \(Fault.fileNames.joined(separator: ", "))")
-                return nil
-            }
-            return .failure(fault)
         case "forward":
             return parseForward(node, path: path)
         case "hazard":
@@ -165,7 +185,7 @@ extension StubFileParser {
     }
 
     /// `{ Cache-Control: max-age=60 }`; a list gives the header once per value (`Set-Cookie`).
-    private mutating func parseResponseHeaders(_ node: Node, path: String) -> HeaderFields? {
+    mutating func parseResponseHeaders(_ node: Node, path: String) -> HeaderFields? {
         let issuesBefore = issues.count
         guard let fields = entries(node, path, allowed: nil, expected: "a mapping of header names to values") else {
             return nil
@@ -233,7 +253,7 @@ extension StubFileParser {
     }
 
     /// `250ms`, `{ uniform: [100ms, 300ms] }` or `{ lognormal: { median: 80ms, sigma: 0.4 } }`.
-    private mutating func parseDelay(_ node: Node, path: String) -> Delay? {
+    mutating func parseDelay(_ node: Node, path: String) -> Delay? {
         let expected = "a duration like 250ms, {uniform: [low, high]} or {lognormal: {median, sigma}}"
         switch node.kind {
         case .mapping:
@@ -284,7 +304,7 @@ extension StubFileParser {
         return .lognormal(median: median, sigma: sigma)
     }
 
-    private mutating func duration(_ node: Node, _ path: String) -> Duration? {
+    mutating func duration(_ node: Node, _ path: String) -> Duration? {
         guard let text = string(node, path, expected: "a duration like 250ms") else { return nil }
         guard let value = Delay.parseDuration(text) else {
             report(node, path, "invalid duration '\(text)'; expected a number with a unit, like 250ms, 1.5s or 2m")

@@ -172,6 +172,7 @@ package enum StubFileWriter {
         if let pause = response.pause {
             written["pause"] = .object(["afterBytes": .number(Double(pause.afterBytes)), "gate": .string(pause.gate)])
         }
+        written.merge(try faultKeys(response)) { _, new in new }
         return written
     }
 

@@ -117,6 +117,8 @@ package struct JournalEntry: Sendable, Hashable, Codable {
             cipherSuite = tls.cipherSuite
         }
     }
+    /// What the stub left to chance that this request drew: `["fault"]`; absent when nothing.
+    package var drawn: [String]?
 
     /// The bytes a `CONNECT` tunnel carried.
     package struct Tunnel: Codable, Sendable, Hashable {
@@ -186,11 +188,12 @@ package struct JournalEntry: Sendable, Hashable, Codable {
         self.connection = interaction.connection
         self.exchange = interaction.exchange
         self.tls = interaction.tls.map(TLS.init)
+        self.drawn = interaction.drawn.isEmpty ? nil : interaction.drawn.map(\.rawValue)
     }
 
     private enum CodingKeys: String, CodingKey {
         case id, time, request, stub, response, outcome, fault, error, durationMs, transport, redirectedFrom, tunnel, httpVersion, network
-        case scenario, connection, exchange, tls
+        case scenario, drawn, connection, exchange, tls
     }
 
     package init(from decoder: any Decoder) throws {
@@ -219,6 +222,7 @@ package struct JournalEntry: Sendable, Hashable, Codable {
         connection = try container.decodeIfPresent(Int.self, forKey: .connection)
         exchange = try container.decodeIfPresent(Int.self, forKey: .exchange)
         tls = try container.decodeIfPresent(TLS.self, forKey: .tls)
+        drawn = try container.decodeIfPresent([String].self, forKey: .drawn)
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -242,6 +246,7 @@ package struct JournalEntry: Sendable, Hashable, Codable {
         try container.encodeIfPresent(connection, forKey: .connection)
         try container.encodeIfPresent(exchange, forKey: .exchange)
         try container.encodeIfPresent(tls, forKey: .tls)
+        try container.encodeIfPresent(drawn, forKey: .drawn)
     }
 
     /// `2025-01-02T03:04:05.678Z`.

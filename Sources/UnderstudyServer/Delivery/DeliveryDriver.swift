@@ -50,7 +50,8 @@ final class DeliveryDriver {
         self.responder = responder
         self.writer = writer
         self.clock = clock
-        self.plan = answer.response.deliveryPlan(method: method)
+        self.plan = answer.response.deliveryPlan(method: method, requestBodyBytes: request.body?.count ?? 0)
+        if plan.announcesClose { writer.announceClose() }
     }
 
     /// Carries out actions until one needs a timer, the plan ends, or a fault holds.
@@ -94,6 +95,17 @@ final class DeliveryDriver {
             case .abort:
                 close(.truncated(bodyBytesSent), headSent: true)
                 return writer.abort()
+            case .sendInformational(let index):
+                writer.writeInformational(answer.response.informational[index])
+            case .limitData(let bytes):
+                writer.limitData(bytes)
+            case .drop(let reset):
+                // Journaled first: the close that follows would otherwise cancel it.
+                close(.fault(answer.response.fault ?? .disconnectAfterRequest), headSent: headTime != nil)
+                return writer.drop(reset: reset)
+            case .endConnection(let ending):
+                close(.fault(answer.response.fault ?? .shutdownOutputAtEnd), headSent: true)
+                return writer.endConnection(ending)
             case .pause(let name):
                 if journalID == nil {
                     journalID = responder.open(request, httpVersion: writer.httpVersion, connection: arrival.connection)
@@ -157,7 +169,8 @@ final class DeliveryDriver {
             gate.leave(ticket)
             held = nil
         }
-        close(.cancelled, headSent: headTime != nil)
+        // A connection its `limit-data` closed did not lose its client: the fault ended it.
+        close(writer.dataLimitReached.map { .fault(.limitData($0)) } ?? .cancelled, headSent: headTime != nil)
     }
 
     private func close(_ ending: DeliveryReport.Ending, headSent: Bool) {

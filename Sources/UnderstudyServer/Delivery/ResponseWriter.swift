@@ -23,9 +23,32 @@ protocol ResponseWriter: AnyObject {
     /// - Returns: `true` when the exchange is held open (``Fault/noResponse``), `false` when
     ///   the fault ended it.
     func perform(_ fault: Fault) -> Bool
+    /// Sends a 1xx head before the final one (HTTP/2: a HEADERS frame without END_STREAM).
+    func writeInformational(_ head: InformationalHead)
+    /// Says in the coming head that the connection closes after this answer.
+    func announceClose()
+    /// Ends the exchange now for a phase fault: closes the connection, abortively (a TCP RST)
+    /// when `reset` (HTTP/2: RST_STREAM on the stream, the connection stays).
+    func drop(reset: Bool)
+    /// The answer is complete; the connection then ends as `ending` says.
+    func endConnection(_ ending: ConnectionEnding)
+    /// The connection carries at most `bytes` more bytes in all, then closes; a limit set
+    /// before on the connection stays.
+    func limitData(_ bytes: Int)
+    /// The connection's `limit-data` in bytes, once it has been reached and the connection
+    /// closed; `nil` before, or without a limit.
+    var dataLimitReached: Int? { get }
 }
 
 extension ResponseWriter {
     /// What the journal records the exchange as: `HTTP/1.1` unless the writer says otherwise.
     var httpVersion: Interaction.HTTPVersion { .http1_1 }
+
+    // What a writer that has not learnt the phase faults does: the nearest it has.
+    func writeInformational(_ head: InformationalHead) {}
+    func announceClose() {}
+    func drop(reset: Bool) { abort() }
+    func endConnection(_ ending: ConnectionEnding) { end(close: false) }
+    func limitData(_ bytes: Int) {}
+    var dataLimitReached: Int? { nil }
 }

@@ -35,6 +35,8 @@ final class HTTP1ResponseWriter: ResponseWriter {
     private lazy var cork = SocketCork(context.channel)
     /// Told when a response has been written in full and the connection stays open.
     private let ended: () -> Void
+    /// The connection's `limit-data`, once an answer set it.
+    private var dataLimit: DataLimitHandler?
 
     /// - Parameters:
     ///   - context: the handler's context, where responses are written.
@@ -185,13 +187,7 @@ final class HTTP1ResponseWriter: ResponseWriter {
             case .writeRaw(let bytes):
                 context.writeAndFlush(NIOAny(IOData.byteBuffer(context.channel.allocator.buffer(bytes: bytes))), promise: nil)
             case .close(let reset):
-                let channel = context.channel
-                if reset, let provider = channel as? any SocketOptionProvider {
-                    // SO_LINGER with a zero timeout makes close() send a RST instead of a FIN.
-                    provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
-                } else {
-                    context.close(promise: nil)
-                }
+                close(reset: reset)
             case .hold:
                 held = true
             case .writeResponseClosing:
@@ -203,6 +199,73 @@ final class HTTP1ResponseWriter: ResponseWriter {
             }
         }
         return held
+    }
+
+    func writeInformational(_ head: InformationalHead) {
+        // A 1xx is not for an HTTP/1.0 client (RFC 9110 section 15.2).
+        guard version != .http1_0 else { return }
+        let phrase = head.status == 103 ? "Early Hints" : HTTPResponseStatus(statusCode: head.status).reasonPhrase
+        var text = "HTTP/1.1 \(head.status) \(phrase)\r\n"
+        for field in head.headers.fields { text += "\(field.name): \(field.value)\r\n" }
+        text += "\r\n"
+        // Out at once: an early hint is worth something only before the final head.
+        context.writeAndFlush(NIOAny(IOData.byteBuffer(context.channel.allocator.buffer(string: text))), promise: nil)
+    }
+
+    func announceClose() {
+        closing = true
+    }
+
+    func drop(reset: Bool) {
+        releaseHead()
+        context.flush()
+        close(reset: reset)
+    }
+
+    func endConnection(_ ending: ConnectionEnding) {
+        releaseHead()
+        let channel = context.channel
+        switch ending {
+        case .shutdownInput:
+            // The answer stands and the connection stays open, but nothing more is read: the
+            // connection reads its next request once told this answer ended, which it never is.
+            // (A shutdown of the socket's input would end the connection: its handler takes the
+            // end of input for the client leaving.)
+            context.flush()
+        case .shutdownOutput:
+            flushThen { channel.close(mode: .output, promise: nil) }
+        case .slowClose(let delay):
+            context.flush()
+            clock.alarm(in: .nanoseconds(delay.nanoseconds)) { channel.close(promise: nil) }
+        }
+    }
+
+    func limitData(_ bytes: Int) {
+        let pipeline = context.pipeline.syncOperations
+        // One limit per connection, counted across its answers: the first set stays.
+        guard dataLimit == nil else { return }
+        let handler = DataLimitHandler(limit: bytes)
+        do {
+            try pipeline.addHandler(handler, position: .first)
+            dataLimit = handler
+        } catch {
+            context.close(promise: nil)
+        }
+    }
+
+    var dataLimitReached: Int? {
+        dataLimit.flatMap { $0.isSpent ? $0.limit : nil }
+    }
+
+    /// Closes the connection; with `reset`, abortively, so the peer meets a TCP RST.
+    private func close(reset: Bool) {
+        let channel = context.channel
+        if reset, let provider = channel as? any SocketOptionProvider {
+            // SO_LINGER with a zero timeout makes close() send a RST instead of a FIN.
+            provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
+        } else {
+            context.close(promise: nil)
+        }
     }
 
     /// Flushes, then runs `body` once everything written so far has left.

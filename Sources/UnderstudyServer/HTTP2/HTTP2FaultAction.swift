@@ -40,6 +40,11 @@ extension Fault {
             return .hold
         case .goaway:
             return .goAway
+        case .disconnectAfterRequest, .disconnectDuringRequestBody, .disconnectDuringResponseBody, .resetDuringResponseBody,
+             .shutdownInputAtEnd, .shutdownOutputAtEnd, .slowClose, .timeout, .limitData:
+            // Phase faults are steps of the delivery plan (`drop`, `endConnection`, `limitData`),
+            // never a fault in place of the answer; were one asked for, the nearest is a reset.
+            return .reset(.cancel)
         }
     }
 }

@@ -245,6 +245,8 @@ function renderJournal(entries, total) {
     const resultCell = element("td");
     resultCell.append(badge);
     if (entry.error) resultCell.append(element("div", "error", entry.error));
+    // What the stub left to chance and this request drew: "drew fault, delay".
+    if (entry.drawn) resultCell.append(element("div", "drawn", "drew " + entry.drawn.join(", ")));
     const bodyCell = element("td", "body");
     if (isImage(entry)) bodyCell.append(thumbnail(entry));
     row.append(
