@@ -40,6 +40,8 @@ public final class StubRegistry: Sendable {
         /// Added before every answer (``StubRegistry/globalDelay``); read with the match, under
         /// the same lock, so that it costs a request no lock of its own.
         var globalDelay: Duration = .zero
+        /// What a server does to connections before their first request (ConnectionFault.swift).
+        var connectionFault: ConnectionFault?
         /// Requests so far for each URL a stateful hazard answered (StubRegistry+Hazards.swift).
         var hazardRequests: [String: Int] = [:]
     }

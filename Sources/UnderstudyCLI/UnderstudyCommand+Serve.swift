@@ -61,6 +61,15 @@ extension UnderstudyCommand {
         ))
         var seed: UInt64?
 
+        @Option(help: ArgumentHelp(
+            "Do this to connections before their first request: disconnect-at-start (closed unread) or stall-at-start (never read).",
+            valueName: "fault"
+        ))
+        var fault: String?
+
+        @Option(help: ArgumentHelp("The share of connections --fault happens to, from 0 to 1 (default 1).", valueName: "share"))
+        var faultChance: Double?
+
         @Flag(help: "Serve the image hazards (understudy hazards) under /hazards/, beside any stubs.")
         var hazards = false
 
@@ -84,6 +93,7 @@ extension UnderstudyCommand {
             guard journalLimit >= 1 else { throw ValidationError("--journal-limit must be at least 1, not \(journalLimit)") }
             guard journalBytes >= 1 else { throw ValidationError("--journal-bytes must be at least 1, not \(journalBytes)") }
             guard maxBody >= 0 else { throw ValidationError("--max-body must be 0 or more bytes, not \(maxBody)") }
+            _ = try connectionFault()
             if let network, NetworkProfile.named(network) == nil {
                 throw ValidationError("--network: unknown network profile '\(network)'; expected one of \(NetworkProfile.names.joined(separator: ", "))")
             }
@@ -150,9 +160,29 @@ extension UnderstudyCommand {
                 logger: logger,
                 network: network.flatMap(NetworkProfile.named)
             )
-            try await serveUntilSignalled(registry, host: listen.host, port: listen.port, configuration: listen.applyingLimits(to: configuration), source: (sources + (hazards ? ["/hazards/"] : [])).joined(separator: ", "), tls: tls)
+            var configured = listen.applyingLimits(to: configuration)
+            configured.connectionFault = try connectionFault()
+            try await serveUntilSignalled(registry, host: listen.host, port: listen.port, configuration: configured, source: (sources + (hazards ? ["/hazards/"] : [])).joined(separator: ", "), tls: tls)
             try recorder?.flush()
         }
+    }
+}
+
+extension UnderstudyCommand.Serve {
+    /// `--fault` and `--fault-chance` as a connection fault, or `nil` without `--fault`.
+    func connectionFault() throws -> ConnectionFault? {
+        let names = ConnectionFault.Kind.allCases.map(\.rawValue).joined(separator: ", ")
+        if let faultChance, !(0...1).contains(faultChance) {
+            throw ValidationError("--fault-chance: \(faultChance) is not a share; expected a number from 0 to 1")
+        }
+        guard let fault else {
+            if faultChance != nil { throw ValidationError("--fault-chance needs --fault (\(names))") }
+            return nil
+        }
+        guard let kind = ConnectionFault.Kind(rawValue: fault) else {
+            throw ValidationError("--fault: unknown connection fault '\(fault)'; expected one of \(names)")
+        }
+        return ConnectionFault(kind, chance: faultChance ?? 1)
     }
 }
 

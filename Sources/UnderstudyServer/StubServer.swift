@@ -61,6 +61,10 @@ public final class StubServer: Sendable {
         /// The network every response is delivered on when its stub names none (`serve
         /// --network`); `nil` for full speed. ``StubServer/network`` changes it at run time.
         public var network: NetworkProfile?
+        /// What the server does to connections before their first request (`serve --fault`),
+        /// set on the registry when the server starts; ``StubRegistry/connectionFault`` and
+        /// `PUT /__admin/settings` change it at run time.
+        public var connectionFault: ConnectionFault?
 
         /// Creates a configuration.
         public init(
@@ -157,6 +161,7 @@ public final class StubServer: Sendable {
         if configuration.adminToken == nil, !isLoopback(host) {
             throw StartError(description: "binding \(host) exposes the admin API beyond this machine; pass an admin token (--admin-token) to bind a non-loopback host")
         }
+        if let fault = configuration.connectionFault { registry.connectionFault = fault }
         let lazyTLS = tls.map { LazyTLS($0, registry: registry, http2: configuration.http2) }
         // An HTTPS listener needs its certificates now; interception alone makes them on first need.
         let provider = tlsPort == nil ? nil : try lazyTLS?.get().provider
@@ -208,7 +213,19 @@ public final class StubServer: Sendable {
             // mark, every 100 KB body would send two writability events through the pipeline.
             .childChannelOption(.writeBufferWaterMark, value: .init(low: 1 << 20, high: 4 << 20))
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try initialize(channel) }
+                channel.eventLoop.makeCompletedFuture {
+                    switch shared.registry.drawConnectionFault() {
+                    case nil:
+                        try initialize(channel)
+                    case .disconnectAtStart:
+                        // Once registered and active: closed before a byte is read.
+                        channel.eventLoop.execute { channel.close(promise: nil) }
+                    case .stallAtStart:
+                        // Nothing reads it; `stop()` closes it with the others.
+                        try channel.syncOptions?.setOption(.autoRead, value: false)
+                        shared.track(channel)
+                    }
+                }
             }
         do {
             return try await bootstrap.bind(host: host, port: port).get()

@@ -138,11 +138,17 @@ extension AdminAPI {
     }
 
     /// `GET /__admin/settings`: `{"settings": {"fixedDelay": ms}}`, or `{"settings": {}}` without
-    /// a delay, as WireMock leaves out what is not set.
+    /// a delay, as WireMock leaves out what is not set; with a connection fault, its `fault` and
+    /// `chance` too.
     func showSettings() -> AdminResponse {
         let delay = registry.globalDelay
         let milliseconds = Double(delay.components.seconds) * 1000 + Double(delay.components.attoseconds / 1_000_000_000_000_000)
-        return .json(200, ["settings": .object(milliseconds > 0 ? ["fixedDelay": .number(milliseconds)] : [:])] as JSONValue)
+        var settings: [String: JSONValue] = milliseconds > 0 ? ["fixedDelay": .number(milliseconds)] : [:]
+        if let fault = registry.connectionFault {
+            settings["fault"] = .string(fault.kind.rawValue)
+            settings["chance"] = .number(fault.chance)
+        }
+        return .json(200, ["settings": .object(settings)] as JSONValue)
     }
 
     /// `POST` (or `PUT`) `/__admin/settings` with `{"fixedDelay": ms}`: a delay before every response.
@@ -152,7 +158,8 @@ extension AdminAPI {
         }
         // WireMock's client sends the settings bare; WireMock 3's `PUT` nests them.
         if case .object(let nested)? = fields["settings"] { fields = nested }
-        for (key, setting) in fields.sorted(by: { $0.key < $1.key }) {
+        try updateConnectionFault(fields)
+        for (key, setting) in fields.sorted(by: { $0.key < $1.key }) where key != "fault" && key != "chance" {
             switch (key, setting) {
             case ("fixedDelay", .number(let milliseconds)) where milliseconds >= 0 && milliseconds <= 86_400_000:
                 registry.globalDelay = .milliseconds(milliseconds)
@@ -163,10 +170,35 @@ extension AdminAPI {
             case ("extended", .object), ("extended", .null), ("delayDistribution", .null), ("proxyPassThrough", .bool(true)):
                 continue
             default:
-                throw AdminFailure(400, "\(key): unsupported setting; supported: fixedDelay", field: key)
+                throw AdminFailure(400, "\(key): unsupported setting; supported: fixedDelay, fault, chance", field: key)
             }
         }
         return .json(200, [:] as JSONValue)
+    }
+
+    /// `fault` (`disconnect-at-start`, `stall-at-start`, or `null` for none) and `chance` (from 0
+    /// to 1, 1 when left out) of a settings body, checked before anything is changed.
+    private func updateConnectionFault(_ fields: [String: JSONValue]) throws {
+        let names = ConnectionFault.Kind.allCases.map(\.rawValue).joined(separator: ", ")
+        var chance = 1.0
+        switch fields["chance"] {
+        case nil: break
+        case .number(let value)? where (0...1).contains(value): chance = value
+        default: throw AdminFailure(400, "chance: expected a share from 0 to 1", field: "chance")
+        }
+        switch fields["fault"] {
+        case nil:
+            if fields["chance"] != nil { throw AdminFailure(400, "chance: needs a fault beside it (\(names))", field: "chance") }
+        case .null?:
+            registry.connectionFault = nil
+        case .string(let name)?:
+            guard let kind = ConnectionFault.Kind(rawValue: name) else {
+                throw AdminFailure(400, "fault: unknown connection fault '\(name)'; expected one of \(names), or null", field: "fault")
+            }
+            registry.connectionFault = ConnectionFault(kind, chance: chance)
+        default:
+            throw AdminFailure(400, "fault: expected one of \(names), or null", field: "fault")
+        }
     }
 
     // MARK: - Helpers
