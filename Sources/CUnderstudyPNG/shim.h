@@ -228,10 +228,14 @@ typedef struct {
     int palette_count;
     const uint8_t *trans;       // one alpha per palette entry
     int trans_count;
+    const uint8_t *icc;         // an ICC profile for iCCP, or NULL
+    size_t icc_size;
+    const uint8_t *exif;        // a TIFF structure for eXIf, or NULL
+    size_t exif_size;
 } usd_png_layout;
 
 /// Encodes a PNG exactly as `layout` describes it, for the image hazards (16-bit, grey+alpha,
-/// indexed with tRNS, Adam7 interlaced). `rows` holds height rows of packed samples as PNG
+/// indexed with tRNS, Adam7 interlaced, an ICC profile, EXIF). `rows` holds height rows of packed samples as PNG
 /// stores them (big-endian 16-bit samples, sub-byte samples packed high bits first), each
 /// png_get_rowbytes long; libpng does the filtering, interlacing and compression (level 9,
 /// so the bytes are the same on every run). On success `*output` is a malloc'd buffer the
@@ -279,6 +283,11 @@ static inline int usd_png_encode_layout(const uint8_t *rows_data, size_t rows_si
     }
     if (layout->trans != NULL && layout->trans_count > 0)
         png_set_tRNS(png, info, layout->trans, layout->trans_count, NULL);
+    // Both go ahead of IDAT, where a decoder reading the header finds them.
+    if (layout->icc != NULL && layout->icc_size > 0)
+        png_set_iCCP(png, info, "ICC Profile", PNG_COMPRESSION_TYPE_BASE, layout->icc, (png_uint_32)layout->icc_size);
+    if (layout->exif != NULL && layout->exif_size > 0)
+        png_set_eXIf_1(png, info, (png_uint_32)layout->exif_size, (png_bytep)layout->exif);
     png_write_info(png, info);
     // png_write_image then writes each of Adam7's seven passes from the whole rows.
     if (layout->interlaced) png_set_interlace_handling(png);

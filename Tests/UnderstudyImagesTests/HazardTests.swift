@@ -177,7 +177,7 @@ final class HazardTests: XCTestCase {
     }
 
     func testEveryHazardIsDeterministicAndCataloguedWithAGroupSummaryAndBehaviour() throws {
-        XCTAssertEqual(Hazard.allCases.count, 47)
+        XCTAssertEqual(Hazard.allCases.count, 48)
         XCTAssertEqual(Set(Hazard.allNames).count, Hazard.allCases.count)
         for hazard in Hazard.allCases {
             XCTAssertFalse(hazard.summary.isEmpty, hazard.name)
@@ -245,6 +245,24 @@ final class HazardTests: XCTestCase {
         print(frames, im.info.get('loop'), maxdiff(cleared(im), cleared(Image.open(sys.argv[2]))))
         """, [path, scratch.path("animation-partial-frames.expected.png")])
         XCTAssertEqual(output.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "5 1 0")
+    }
+
+    func testPartialGIFFramesUseEachDisposalAndCompositeInPillowToTheExpectedLastFrame() throws {
+        let path = try write(.animationPartialFramesGIF)
+        let output = try Tools.pillow(Self.pillowHelpers + """
+        im = Image.open(sys.argv[1])
+        disposals = []
+        for n in range(im.n_frames):
+            im.seek(n); disposals.append(str(im.disposal_method))
+        def cleared(image):
+            image = image.convert('RGBA')
+            image.putdata([p if p[3] else (0, 0, 0, 0) for p in image.getdata()])
+            return image
+        print(im.n_frames, 'loop' in im.info, ','.join(disposals), maxdiff(cleared(im), cleared(Image.open(sys.argv[2]))))
+        """, [path, scratch.path("animation-partial-frames-gif.expected.png")])
+        XCTAssertEqual(output.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "5 False 1,2,3,1,1 0")
+        let expected = try XCTUnwrap(Hazard.animationPartialFramesGIF.expected)
+        XCTAssertEqual(Array(expected.pixels[((16 + 8) * 96 + 56) * 4..<((16 + 8) * 96 + 56) * 4 + 4]), [0, 0, 0, 0], "the background disposal's hole")
     }
 
     func testMetadataBeforePixelsPutsA256KBTextChunkAheadOfIDAT() throws {

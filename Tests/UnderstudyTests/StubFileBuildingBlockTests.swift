@@ -63,6 +63,28 @@ final class StubFileBuildingBlockTests: XCTestCase {
         XCTAssertGreaterThan(idat - text, 256 * 1024)
     }
 
+    func testWebPAndPNGCarryOrientationProfileLoopAndMetadataInTheirOwnChunks() async throws {
+        let webp = try await serve("{ \(source), as: webp, orientation: 6, colour: display-p3, metadata: 1KB }")
+        XCTAssertEqual(webp.headers["Content-Type"], "image/webp")
+        let bytes = [UInt8](webp.body)
+        for chunk in ["VP8X", "ICCP", "EXIF", "XMP "] {
+            XCTAssertNotNil(bytes.firstRange(of: Array(chunk.utf8)), "WebP chunk \(chunk)")
+        }
+        XCTAssertNotNil(bytes.firstRange(of: [0x4D, 0x4D, 0, 0x2A]), "EXIF's TIFF header, with no JPEG prefix")
+        let stored = try RGBAImage(decoding: webp.body)
+        XCTAssertEqual([stored.width, stored.height], [32, 48], "stored a quarter turn round")
+        let animated = "generate: { width: 16, height: 16, pattern: checkerboard, frames: 3, frameDuration: 50ms }"
+        let looped = try await serve("{ \(animated), as: webp-lossless, loop: 2 }")
+        let anim = try XCTUnwrap([UInt8](looped.body).firstRange(of: Array("ANIM".utf8))?.upperBound)
+        XCTAssertEqual(Array(looped.body[anim + 8..<anim + 10]), [2, 0], "ANIM's loop count")
+        let png = try await serve("{ \(source), as: png, orientation: 3, colour: adobe-rgb }")
+        let chunks = [UInt8](png.body)
+        let exif = try XCTUnwrap(chunks.firstRange(of: Array("eXIf".utf8))?.lowerBound)
+        let icc = try XCTUnwrap(chunks.firstRange(of: Array("iCCP".utf8))?.lowerBound)
+        let idat = try XCTUnwrap(chunks.firstRange(of: Array("IDAT".utf8))?.lowerBound)
+        XCTAssertLessThan(max(exif, icc), idat, "eXIf and iCCP ahead of the pixels")
+    }
+
     func testDeclaredSizeAndLoopRewriteTheHeaders() async throws {
         let bomb = try await serve("{ \(source), as: png, declaredSize: { width: 30000, height: 30000 } }")
         XCTAssertLessThan(bomb.body.count, 65_536)
@@ -79,8 +101,14 @@ final class StubFileBuildingBlockTests: XCTestCase {
     }
 
     func testEachKeyIsRefusedWhereTheFormatCannotCarryItNamingFileLineAndKey() throws {
-        XCTAssertEqual(try issues("{ \(source), as: png, orientation: 6 }"), [
-            "Stubs/a.yaml:3: stubs[0].response.image.orientation: PNG cannot carry 'orientation'; it is written for JPEG only",
+        XCTAssertEqual(try issues("{ \(source), as: gif, orientation: 6 }"), [
+            "Stubs/a.yaml:3: stubs[0].response.image.orientation: GIF cannot carry 'orientation'; it is written for JPEG, PNG, WebP only",
+        ])
+        XCTAssertEqual(try issues("{ \(source), as: gif, colour: display-p3 }"), [
+            "Stubs/a.yaml:3: stubs[0].response.image.colour: GIF cannot carry 'colour'; it is written for JPEG, PNG, WebP only",
+        ])
+        XCTAssertEqual(try issues("{ \(source), as: webp, depth: 16 }"), [
+            "Stubs/a.yaml:3: stubs[0].response.image.depth: WebP cannot carry 'depth'; it is written for PNG only",
         ])
         XCTAssertEqual(try issues("{ \(source), as: jpeg, depth: 16 }"), [
             "Stubs/a.yaml:3: stubs[0].response.image.depth: JPEG cannot carry 'depth'; it is written for PNG only",
@@ -89,10 +117,22 @@ final class StubFileBuildingBlockTests: XCTestCase {
             "Stubs/a.yaml:3: stubs[0].response.image.interlaced: JPEG cannot carry 'interlaced'; it is written for PNG only (for JPEG, use as: jpeg-progressive)",
         ])
         XCTAssertEqual(try issues("{ \(source), as: png, loop: none }"), [
-            "Stubs/a.yaml:3: stubs[0].response.image.loop: PNG cannot carry 'loop'; it is written for GIF only",
+            "Stubs/a.yaml:3: stubs[0].response.image.loop: PNG cannot carry 'loop'; it is written for GIF, WebP only",
         ])
         XCTAssertEqual(try issues("{ \(source), as: webp, colour: cmyk }"), [
-            "Stubs/a.yaml:3: stubs[0].response.image.colour: building-block keys (colour) need as: png, jpeg or gif; found as: webp",
+            "Stubs/a.yaml:3: stubs[0].response.image.colour: WebP cannot carry 'colour: cmyk'; it is written for JPEG only (display-p3 and adobe-rgb for JPEG, PNG, WebP)",
+        ])
+        XCTAssertEqual(try issues("{ \(source), as: png, colour: ycck }"), [
+            "Stubs/a.yaml:3: stubs[0].response.image.colour: PNG cannot carry 'colour: ycck'; it is written for JPEG only (display-p3 and adobe-rgb for JPEG, PNG, WebP)",
+        ])
+        XCTAssertEqual(try issues("{ \(source), as: avif, orientation: 6 }"), [
+            "Stubs/a.yaml:3: stubs[0].response.image.orientation: building-block keys (orientation) need as: png, jpeg, gif, webp or webp-lossless; found as: avif",
+        ])
+        XCTAssertEqual(try issues("{ \(source), as: webp, declaredSize: { width: 20000000, height: 10 } }"), [
+            "Stubs/a.yaml:3: stubs[0].response.image.declaredSize: WebP stores each side of its canvas in 24 bits: declaredSize allows at most 16777216 x 16777216 there, and fewer than 4294967296 pixels in all",
+        ])
+        XCTAssertEqual(try issues("{ \(source), as: webp, declaredSize: { width: 20, height: 20 } }"), [
+            "Stubs/a.yaml:3: stubs[0].response.image.declaredSize: cannot write the image with declaredSize: a WebP canvas holds its frames: declaredSize 20 x 20 is smaller than the 48 x 32 image",
         ])
         XCTAssertEqual(try issues("{ \(source), as: gif, declaredSize: { width: 70000, height: 10 } }"), [
             "Stubs/a.yaml:3: stubs[0].response.image.declaredSize: GIF stores each side in 16 bits: declaredSize allows at most 65535 x 65535 there",

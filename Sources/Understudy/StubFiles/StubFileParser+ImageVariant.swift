@@ -90,9 +90,9 @@ extension StubFileParser {
         quality: Int?, resize: StubResponse.Resize?, damage: ImageDamage?
     ) -> StubResponse? {
         let first = variant.keys.compactMap { nodes[$0] }.first ?? image
-        let kinds = ["png": ImageKind.png, "jpeg": .jpeg, "gif": .gif]
+        let kinds = ["png": ImageKind.png, "jpeg": .jpeg, "gif": .gif, "webp": .webp, "webp-lossless": .webp]
         guard let kind = kinds[formatName] else {
-            report(first.node, first.path, "building-block keys (\(variant.keys.joined(separator: ", "))) need as: png, jpeg or gif; found as: \(formatName)")
+            report(first.node, first.path, "building-block keys (\(variant.keys.joined(separator: ", "))) need as: png, jpeg, gif, webp or webp-lossless; found as: \(formatName)")
             return nil
         }
         var refused = false
@@ -115,8 +115,11 @@ extension StubFileParser {
             } else {
                 frames = [try RGBAImage(decoding: source.originalData())]
             }
-            if kind != .gif { frames = [frames[0]] }
-            let data = try variant.encode(frames, frameMilliseconds: milliseconds, as: kind, quality: quality ?? Self.defaultJPEGQuality)
+            if kind != .gif && kind != .webp { frames = [frames[0]] }
+            let data = try variant.encode(
+                frames, frameMilliseconds: milliseconds, as: kind, quality: quality ?? (kind == .webp ? Self.defaultWebPQuality : Self.defaultJPEGQuality),
+                lossless: formatName == "webp-lossless"
+            )
             return .data(data, contentType: kind.mimeType)
         } catch {
             let what = variant.keys.isEmpty ? "frameDuration 0ms" : variant.keys.joined(separator: ", ")

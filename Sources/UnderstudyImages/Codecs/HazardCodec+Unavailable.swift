@@ -36,15 +36,23 @@ enum HazardCodec {
         throw unavailable(.gif)
     }
 
-    static func gif(_ frames: [RGBAImage], delays: [Int], loopCount: Int?) throws -> Data {
+    static func gif(_ frames: [RGBAImage], delays: [Int], loopCount: Int?, comment: String? = nil) throws -> Data {
         throw unavailable(.gif)
     }
 
-    static func gif(placed frames: [(image: RGBAImage, left: Int, top: Int, delay: Int)], width: Int, height: Int, looping: Bool) throws -> Data {
+    static func gif(placed frames: [GIFFrame], width: Int, height: Int, loopCount: Int?) throws -> Data {
         throw unavailable(.gif)
     }
 
     static func webPLossless(_ image: RGBAImage) throws -> Data {
+        throw unavailable(.webp)
+    }
+
+    static func webP(_ image: RGBAImage, lossless: Bool, quality: Int) throws -> Data {
+        throw unavailable(.webp)
+    }
+
+    static func webP(_ layout: WebPLayout) throws -> Data {
         throw unavailable(.webp)
     }
 }

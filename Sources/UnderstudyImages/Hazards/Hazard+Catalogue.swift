@@ -7,7 +7,7 @@ extension Hazard {
             .png16Bit, .pngGreyAlpha, .pngIndexedTransparency, .pngInterlaced:
             .pixels
         case .bombPNG, .bombJPEG, .bombGIF, .bombWebP, .animationHeavyGIF, .animationHeavyWebP,
-            .animationZeroDelay, .animationNoLoop, .animationPartialFrames, .metadataBeforePixels:
+            .animationZeroDelay, .animationNoLoop, .animationPartialFrames, .animationPartialFramesGIF, .metadataBeforePixels:
             .memory
         case .contentTypeMissing, .contentTypeOctetStream, .contentTypeWrong, .extensionMismatch, .html200,
             .captivePortal, .gzipEncoded, .gzipUnlabelled, .lengthLongerThanBody, .empty200, .negotiatedWithoutVary:
@@ -57,6 +57,7 @@ extension Hazard {
         case .animationZeroDelay: return "GIF whose frame delays are 0 and 10 ms"
         case .animationNoLoop: return "GIF with no loop extension"
         case .animationPartialFrames: return "animation whose frames cover part of the canvas, with each disposal and blend mode"
+        case .animationPartialFramesGIF: return "GIF whose frames cover part of the screen, with each disposal method (none, background, previous)"
         case .metadataBeforePixels: return "PNG with 256 KB of metadata ahead of the pixel data"
         case .contentTypeMissing: return "PNG served with no Content-Type"
         case .contentTypeOctetStream: return "PNG served as application/octet-stream"
@@ -102,6 +103,7 @@ extension Hazard {
         case .animationZeroDelay: return "Clamps the 0 and 10 ms delays (browsers use 100 ms) rather than spinning."
         case .animationNoLoop: return "Plays the animation once and stops on the last frame."
         case .animationPartialFrames: return "Composites every frame with its disposal and blend mode; shows the last composited frame."
+        case .animationPartialFramesGIF: return "Composites every frame with its disposal (background clears to transparent, previous restores); shows the last composited frame."
         case .metadataBeforePixels: return "Skips the metadata and shows the image."
         case .contentTypeMissing, .contentTypeOctetStream, .contentTypeWrong: return "Sniffs the bytes and shows the PNG."
         case .extensionMismatch: return "Decodes by the bytes, not the URL's extension, and shows the WebP."
@@ -134,7 +136,7 @@ extension Hazard {
     public var hasExpectedImage: Bool {
         switch group {
         case .pixels: true
-        case .memory: self == .animationPartialFrames || self == .metadataBeforePixels
+        case .memory: [.animationPartialFrames, .animationPartialFramesGIF, .metadataBeforePixels].contains(self)
         case .headers:
             [.contentTypeMissing, .contentTypeOctetStream, .contentTypeWrong, .extensionMismatch, .gzipEncoded, .negotiatedWithoutVary].contains(self)
         case .cache: false

@@ -13,6 +13,7 @@ extension Hazard {
         case .pngGreyAlpha: return HazardPictures.greyAlphaExpected
         case .pngIndexedTransparency: return HazardPictures.paletteExpected
         case .animationPartialFrames: return HazardAnimations.partialFramesExpected
+        case .animationPartialFramesGIF: return HazardAnimations.partialGIFFramesExpected
         default: return HazardPictures.figure
         }
     }
@@ -76,14 +77,14 @@ extension Hazard {
             return HazardBombs.jpeg(from: try HazardCodec.jpeg(small.pixels, width: 16, height: 16, store: .yCbCr, quality: 50, jfif: true))
         case .bombWebP:
             let small = HazardPictures.draw(width: 16, height: 16, background: [128, 128, 128]) { _, _ in nil }
-            return HazardBombs.webP(wrapping: try HazardCodec.webPLossless(small))
+            return try HazardBombs.webP(wrapping: try HazardCodec.webPLossless(small))
         case .animationZeroDelay:
             return try HazardCodec.gif(Self.countingFrames(4), delays: [0, 1, 0, 1], looping: true)
         case .animationNoLoop:
             return try HazardCodec.gif(Self.countingFrames(4), delays: [50, 50, 50, 50], looping: false)
         case .animationHeavyGIF:
-            let frames = HazardAnimations.heavyFrames().map { (image: $0.image, left: $0.left, top: $0.top, delay: 4) }
-            return try HazardCodec.gif(placed: frames, width: 1000, height: 1000, looping: true)
+            let frames = HazardAnimations.heavyFrames().map { GIFFrame(image: $0.image, left: $0.left, top: $0.top, delay: 4) }
+            return try HazardCodec.gif(placed: frames, width: 1000, height: 1000, loopCount: 0)
         case .animationHeavyWebP:
             let frames = HazardAnimations.heavyFrames().map {
                 HazardAnimations.Frame(image: $0.image, x: $0.left, y: $0.top, milliseconds: 40, blend: false, dispose: false)
@@ -91,6 +92,9 @@ extension Hazard {
             return try HazardAnimations.webP(width: 1000, height: 1000, frames: frames, loopCount: 0)
         case .animationPartialFrames:
             return try HazardAnimations.webP(width: 96, height: 64, frames: HazardAnimations.partialFrames, loopCount: 1)
+        case .animationPartialFramesGIF:
+            // No loop extension: played once, ending on the last frame.
+            return try HazardCodec.gif(placed: HazardAnimations.partialGIFFrames, width: 96, height: 64, loopCount: nil)
         case .metadataBeforePixels:
             return HazardBombs.metadataFirst(try ImageCodecs.encode(HazardPictures.figure, as: .png))
         case .extensionMismatch:

@@ -67,6 +67,8 @@ public enum Hazard: String, Sendable, Hashable, CaseIterable, CustomStringConver
     case animationNoLoop = "animation-no-loop"
     /// An animation whose frames cover part of the canvas, with each disposal and blend mode.
     case animationPartialFrames = "animation-partial-frames"
+    /// A GIF whose frames cover part of the screen, with each disposal method.
+    case animationPartialFramesGIF = "animation-partial-frames-gif"
     /// A PNG with 256 KB of metadata ahead of its pixel data.
     case metadataBeforePixels = "metadata-before-pixels"
 

@@ -2,8 +2,8 @@ import Foundation
 
 /// The animations of the memory group: many small frames on a large canvas, and frames that
 /// cover part of the canvas with each WebP disposal and blend mode. libwebp encodes each
-/// frame (lossless); the container (VP8X, ANIM, ANMF) is written here, because libwebp's
-/// animation encoder takes whole canvases and would hold 300 of 1000 x 1000 in memory.
+/// frame (lossless) and its mux places them (VP8X, ANIM, ANMF): its animation encoder takes
+/// whole canvases and would hold 300 of 1000 x 1000 in memory.
 enum HazardAnimations {
     /// A frame of an animated WebP: where it goes and how it combines with the canvas.
     struct Frame {
@@ -20,20 +20,13 @@ enum HazardAnimations {
 
     /// An animated WebP of `frames` on a `width` x `height` canvas; `loopCount` 0 loops for ever.
     static func webP(width: Int, height: Int, frames: [Frame], loopCount: Int) throws -> Data {
-        var body = Array("WEBP".utf8)
-        body += riffChunk("VP8X", [0x02 | 0x10, 0, 0, 0] + le24(width - 1) + le24(height - 1))
-        body += riffChunk("ANIM", [255, 255, 255, 0] + [UInt8(loopCount & 0xFF), UInt8(loopCount >> 8)])
-        for frame in frames {
-            let encoded = [UInt8](try HazardCodec.webPLossless(frame.image))
-            guard encoded.count > 20, encoded[12..<16].elementsEqual("VP8L".utf8) else {
-                throw ImageError(.encodingFailed, "libwebp wrote a lossless frame without a plain VP8L chunk; cannot wrap it in ANMF")
-            }
-            let flags: UInt8 = (frame.blend ? 0 : 0x02) | (frame.dispose ? 0x01 : 0)
-            let header = le24(frame.x / 2) + le24(frame.y / 2) + le24(frame.image.width - 1) + le24(frame.image.height - 1)
-                + le24(frame.milliseconds) + [flags]
-            body += riffChunk("ANMF", header + encoded[12...])
+        let placed = try frames.map { frame in
+            WebPLayout.Frame(
+                bitstream: try HazardCodec.webPLossless(frame.image), x: frame.x, y: frame.y, milliseconds: frame.milliseconds,
+                blend: frame.blend, dispose: frame.dispose
+            )
         }
-        return Data(Array("RIFF".utf8) + le32(body.count) + body)
+        return try HazardCodec.webP(WebPLayout(frames: placed, animation: (width, height, loopCount)))
     }
 
     /// 300 frames on 1000 x 1000: a grey canvas, then a 20 x 20 square stepping across it,
@@ -89,11 +82,4 @@ enum HazardAnimations {
         }
         return RGBAImage(unchecked: 96, 64, canvas)
     }()
-
-    private static func riffChunk(_ fourCC: String, _ data: [UInt8]) -> [UInt8] {
-        Array(fourCC.utf8) + le32(data.count) + data + (data.count % 2 == 1 ? [0] : [])
-    }
-
-    private static func le24(_ value: Int) -> [UInt8] { (0..<3).map { UInt8((value >> (8 * $0)) & 0xFF) } }
-    private static func le32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8((value >> (8 * $0)) & 0xFF) } }
 }

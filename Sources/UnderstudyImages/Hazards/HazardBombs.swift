@@ -54,19 +54,10 @@ enum HazardBombs {
         return Data(bytes)
     }
 
-    /// An animated WebP (VP8X, ANIM) of a 30000 x 30000 canvas with one ANMF frame: the
-    /// `small` lossless WebP's VP8L chunk, 16 x 16 at the top left. The container is written
-    /// here because libwebp's muxer would allocate the canvas it is given.
-    static func webP(wrapping small: Data) -> Data {
-        let bytes = [UInt8](small)
-        // RIFF header (12), then the VP8L chunk libwebp wrote for a simple lossless file.
-        let frameChunk = Array(bytes[12...])
-        let vp8xFlags: UInt8 = 0x02 | 0x10   // animation, alpha
-        var body = Array("WEBP".utf8)
-        body += riffChunk("VP8X", [vp8xFlags, 0, 0, 0] + le24(UInt32(side - 1)) + le24(UInt32(side - 1)))
-        body += riffChunk("ANIM", [0, 0, 0, 0] + le16(0))                    // background, loop for ever
-        body += riffChunk("ANMF", le24(0) + le24(0) + le24(15) + le24(15) + le24(100) + [0] + frameChunk)
-        return Data(Array("RIFF".utf8) + le32(UInt32(body.count)) + body)
+    /// An animated WebP of a 30000 x 30000 canvas with one frame, the `small` lossless WebP at
+    /// the top left, looping for ever: libwebp's mux places the frame and never decodes it.
+    static func webP(wrapping small: Data) throws -> Data {
+        try HazardCodec.webP(WebPLayout(frames: [WebPLayout.Frame(bitstream: small)], animation: (side, side, 0)))
     }
 
     /// `png` with a `tEXt` chunk of 256 KB (keyword `Comment`) right after IHDR, ahead of
@@ -105,13 +96,7 @@ enum HazardBombs {
         return be32(UInt32(data.count)) + typed + be32(CRC32.checksum(typed[...]))
     }
 
-    private static func riffChunk(_ fourCC: String, _ data: [UInt8]) -> [UInt8] {
-        Array(fourCC.utf8) + le32(UInt32(data.count)) + data + (data.count % 2 == 1 ? [0] : [])
-    }
-
     private static func be16(_ value: UInt16) -> [UInt8] { [UInt8(value >> 8), UInt8(value & 0xFF)] }
     private static func be32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8((value >> (24 - 8 * $0)) & 0xFF) } }
     private static func le16(_ value: UInt16) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8)] }
-    private static func le24(_ value: UInt32) -> [UInt8] { (0..<3).map { UInt8((value >> (8 * $0)) & 0xFF) } }
-    private static func le32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8((value >> (8 * $0)) & 0xFF) } }
 }

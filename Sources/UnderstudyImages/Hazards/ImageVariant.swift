@@ -4,7 +4,7 @@ import Foundation
 /// the like), so a suite can make its own variants of any image: each says which formats can
 /// carry it, and ``refusals(for:)`` names the others.
 package struct ImageVariant: Sendable, Equatable {
-    /// `colour:`: how a JPEG stores its colour.
+    /// `colour:`: how the file stores its colour: CMYK or YCCK (JPEG only), or an ICC profile.
     package enum Colour: String, Sendable, CaseIterable {
         case cmyk, ycck
         case displayP3 = "display-p3"
@@ -27,9 +27,12 @@ package struct ImageVariant: Sendable, Equatable {
     package var palette: Palette?
     package var interlaced: Bool?
     package var declaredSize: (width: Int, height: Int)?
-    /// `loop:`: `nil` for the key's absence, `.some(nil)` for `none`, else the NETSCAPE count.
+    /// `loop:`: `nil` for the key's absence, `.some(nil)` for `none` (played once), else the
+    /// format's own count: GIF's NETSCAPE2.0 count (repeats after the first play), WebP's ANIM
+    /// loop count (plays in all); 0 is for ever in both.
     package var loop: Int??
-    /// `metadata:`: bytes of metadata ahead of the pixel data.
+    /// `metadata:`: bytes of metadata: ahead of the pixel data in PNG (tEXt), JPEG (COM) and GIF
+    /// (a comment extension); in WebP an XMP chunk, which its container places after the image.
     package var metadata: Int?
 
     package init() {}
@@ -42,11 +45,14 @@ package struct ImageVariant: Sendable, Equatable {
             && lhs.declaredSize?.height == rhs.declaredSize?.height && lhs.loop == rhs.loop && lhs.metadata == rhs.metadata
     }
 
-    /// The formats each key can be written in.
+    /// The formats each key can be written in (`colour: cmyk` and `ycck` in JPEG only).
     package static let carriers: [String: [ImageKind]] = [
-        "orientation": [.jpeg], "colour": [.jpeg], "depth": [.png], "palette": [.png], "interlaced": [.png],
-        "declaredSize": [.png, .jpeg, .gif], "loop": [.gif], "metadata": [.png, .jpeg],
+        "orientation": [.jpeg, .png, .webp], "colour": [.jpeg, .png, .webp], "depth": [.png], "palette": [.png],
+        "interlaced": [.png], "declaredSize": [.png, .jpeg, .gif, .webp], "loop": [.gif, .webp], "metadata": [.png, .jpeg, .gif, .webp],
     ]
+
+    /// The largest side and area of a WebP canvas (24 bits a side, libwebp's area limit).
+    static let webPCanvasLimit = (side: 1 << 24, area: 1 << 32)
 
     /// The keys given, by name.
     package var keys: [String] {
@@ -71,58 +77,94 @@ package struct ImageVariant: Sendable, Equatable {
             if key == "interlaced", kind == .jpeg { message += " (for JPEG, use as: jpeg-progressive)" }
             refusals.append((key, message))
         }
+        if let colour, colour == .cmyk || colour == .ycck, kind != .jpeg, (Self.carriers["colour"] ?? []).contains(kind) {
+            refusals.append(("colour", "\(kind.name) cannot carry 'colour: \(colour.rawValue)'; it is written for JPEG only (display-p3 and adobe-rgb for JPEG, PNG, WebP)"))
+        }
         if let declaredSize, kind == .jpeg || kind == .gif, max(declaredSize.width, declaredSize.height) > 65_535 {
             refusals.append(("declaredSize", "\(kind.name) stores each side in 16 bits: declaredSize allows at most 65535 x 65535 there"))
+        }
+        if let declaredSize, kind == .webp,
+            max(declaredSize.width, declaredSize.height) > Self.webPCanvasLimit.side
+                || declaredSize.width.multipliedReportingOverflow(by: declaredSize.height).partialValue >= Self.webPCanvasLimit.area
+        {
+            refusals.append(("declaredSize", "WebP stores each side of its canvas in 24 bits: declaredSize allows at most 16777216 x 16777216 there, and fewer than 4294967296 pixels in all"))
         }
         if depth == 16, palette != nil { refusals.append(("palette", "a 16-bit PNG cannot be indexed; give depth: 16 or palette, not both")) }
         return refusals
     }
 
-    /// `frames` (one for a still image) encoded as `kind` with every key applied.
+    /// `frames` (one for a still image) encoded as `kind` with every key applied; `quality`
+    /// applies to JPEG and to WebP unless `lossless`.
     /// - Throws: ``ImageError``: a refusal, or this build cannot encode the format.
-    package func encode(_ frames: [RGBAImage], frameMilliseconds: Int, as kind: ImageKind, quality: Int) throws -> Data {
+    package func encode(_ frames: [RGBAImage], frameMilliseconds: Int, as kind: ImageKind, quality: Int, lossless: Bool = false) throws -> Data {
         if let refusal = refusals(for: kind).first { throw ImageError(.invalidArgument, refusal.message) }
         var data: Data
         switch kind {
         case .jpeg: data = try jpeg(frames[0], quality: quality)
-        case .png: data = try png(frames[0])
+        case .png: data = try png(stored(frames[0]))
         case .gif:
-            data = try HazardCodec.gif(frames, delays: Array(repeating: frameMilliseconds / 10, count: frames.count), loopCount: loop ?? 0)
+            let comment = metadata.map { String(repeating: "x", count: $0) }
+            data = try HazardCodec.gif(frames, delays: Array(repeating: frameMilliseconds / 10, count: frames.count), loopCount: loop ?? 0, comment: comment)
+        case .webp:
+            return try webP(frames, frameMilliseconds: frameMilliseconds, lossless: lossless, quality: quality)
         default:
-            throw ImageError(.invalidArgument, "building-block keys are written for PNG, JPEG and GIF; found \(kind.name)")
+            throw ImageError(.invalidArgument, "building-block keys are written for PNG, JPEG, GIF and WebP; found \(kind.name)")
         }
         if let declaredSize { data = HazardBombs.declaring(declaredSize, in: data, kind: kind) }
         return data
     }
 
-    private func jpeg(_ image: RGBAImage, quality: Int) throws -> Data {
+    /// The ICC profile `colour` names, if it names one.
+    var iccProfile: ICCProfile? {
+        switch colour {
+        case .displayP3?: .displayP3
+        case .adobeRGB?: .adobeRGB
+        default: nil
+        }
+    }
+
+    /// `orientation`'s EXIF as a bare TIFF structure, as PNG's eXIf and WebP's EXIF chunks hold it.
+    var exifTIFF: [UInt8] {
+        guard let orientation else { return [] }
+        // Without JPEG's "Exif\0\0" prefix, which belongs to the APP1 segment.
+        return Array(ExifSegment.payload(orientation: orientation).dropFirst(6))
+    }
+
+    /// `image` as the file stores it: turned so that applying `orientation` gives it back, and
+    /// as the profile's numbers where `colour` embeds a profile (alpha kept).
+    func stored(_ image: RGBAImage) -> RGBAImage {
         let stored = HazardPictures.stored(image, orientation: orientation ?? 1)
+        guard let profile = iccProfile else { return stored }
+        var converted = [UInt8]()
+        converted.reserveCapacity(stored.pixels.count)
+        var cache: [UInt32: [UInt8]] = [:]
+        let pixels = stored.pixels
+        for index in stride(from: 0, to: pixels.count, by: 4) {
+            let key = UInt32(pixels[index]) << 16 | UInt32(pixels[index + 1]) << 8 | UInt32(pixels[index + 2])
+            let values = cache[key] ?? profile.values(ofSRGB: Array(pixels[index..<index + 3]))
+            cache[key] = values
+            converted += values + [pixels[index + 3]]
+        }
+        return RGBAImage(unchecked: stored.width, stored.height, converted)
+    }
+
+    private func jpeg(_ image: RGBAImage, quality: Int) throws -> Data {
         var markers: [(code: UInt8, payload: [UInt8])] = []
         if let orientation { markers.append((0xE1, ExifSegment.payload(orientation: orientation))) }
-        var pixels = stored.pixels
         var store = HazardCodec.JPEGStore.yCbCr
+        let written = stored(image)
+        var pixels = written.pixels
         switch colour {
         case .cmyk?, .ycck?:
             store = colour == .cmyk ? .cmyk : .ycck
-            pixels = Self.invertedCMYK(stored.pixels)
+            pixels = Self.invertedCMYK(written.pixels)
         case .displayP3?, .adobeRGB?:
-            let profile = colour == .displayP3 ? ICCProfile.displayP3 : ICCProfile.adobeRGB
-            var converted = [UInt8]()
-            converted.reserveCapacity(pixels.count)
-            var cache: [UInt32: [UInt8]] = [:]
-            for index in stride(from: 0, to: pixels.count, by: 4) {
-                let key = UInt32(pixels[index]) << 16 | UInt32(pixels[index + 1]) << 8 | UInt32(pixels[index + 2])
-                let values = cache[key] ?? profile.values(ofSRGB: Array(pixels[index..<index + 3]))
-                cache[key] = values
-                converted += values + [255]
-            }
-            pixels = converted
-            markers.append((0xE2, Array("ICC_PROFILE".utf8) + [0, 1, 1] + [UInt8](profile.data)))
+            markers.append((0xE2, Array("ICC_PROFILE".utf8) + [0, 1, 1] + [UInt8](iccProfile?.data ?? Data())))
         case nil:
             break
         }
         if let metadata { markers += Self.comments(metadata) }
-        return try HazardCodec.jpeg(pixels, width: stored.width, height: stored.height, store: store, quality: quality, jfif: orientation == nil, markers: markers)
+        return try HazardCodec.jpeg(pixels, width: written.width, height: written.height, store: store, quality: quality, jfif: orientation == nil, markers: markers)
     }
 
     /// RGB to the naive CMYK every decoder inverts (k = 255 - max), stored inverted as Adobe does.
@@ -151,15 +193,20 @@ package struct ImageVariant: Sendable, Equatable {
         return markers
     }
 
+    /// `image`, already ``stored(_:)``, as a PNG with the profile in iCCP and the EXIF in eXIf.
     private func png(_ image: RGBAImage) throws -> Data {
         var data: Data
+        var layout = PNGLayout(width: image.width, height: image.height, bitDepth: 8, colourType: 6, interlaced: interlaced ?? false)
+        layout.iccProfile = iccProfile.map { [UInt8]($0.data) } ?? []
+        layout.exif = exifTIFF
         if depth == 16 {
             let rows = image.pixels.flatMap { [$0, $0] }   // v * 257, big-endian
-            data = try HazardCodec.png(rows, layout: PNGLayout(width: image.width, height: image.height, bitDepth: 16, colourType: 6, interlaced: interlaced ?? false))
+            layout.bitDepth = 16
+            data = try HazardCodec.png(rows, layout: layout)
         } else if let palette {
-            data = try Self.indexed(image, palette, interlaced: interlaced ?? false)
+            data = try Self.indexed(image, palette, layout: layout)
         } else {
-            data = try HazardCodec.png(image.pixels, layout: PNGLayout(width: image.width, height: image.height, bitDepth: 8, colourType: 6, interlaced: interlaced ?? false))
+            data = try HazardCodec.png(image.pixels, layout: layout)
         }
         if let metadata { data = HazardBombs.metadataFirst(data, bytes: metadata) }
         return data
@@ -168,7 +215,7 @@ package struct ImageVariant: Sendable, Equatable {
     /// The `palette.colours` most frequent colours (RGBA, or RGB without transparency), every
     /// other pixel mapped to the nearest; ties broken by the colour's value, so the bytes are
     /// the same every run.
-    private static func indexed(_ image: RGBAImage, _ palette: Palette, interlaced: Bool) throws -> Data {
+    private static func indexed(_ image: RGBAImage, _ palette: Palette, layout base: PNGLayout) throws -> Data {
         var counts: [UInt32: Int] = [:]
         func key(_ index: Int) -> UInt32 {
             let p = image.pixels
@@ -203,11 +250,11 @@ package struct ImageVariant: Sendable, Equatable {
             }
             if filled > 0 { rows.append(UInt8(byte << (depth * (perByte - filled)))) }
         }
-        let layout = PNGLayout(
-            width: image.width, height: image.height, bitDepth: depth, colourType: 3, interlaced: interlaced,
-            palette: chosen.map { [UInt8($0 >> 24), UInt8(($0 >> 16) & 0xFF), UInt8(($0 >> 8) & 0xFF)] },
-            transparency: palette.transparent ? chosen.map { UInt8($0 & 0xFF) } : []
-        )
+        var layout = base
+        layout.bitDepth = depth
+        layout.colourType = 3
+        layout.palette = chosen.map { [UInt8($0 >> 24), UInt8(($0 >> 16) & 0xFF), UInt8(($0 >> 8) & 0xFF)] }
+        layout.transparency = palette.transparent ? chosen.map { UInt8($0 & 0xFF) } : []
         return try HazardCodec.png(rows, layout: layout)
     }
 }

@@ -12,4 +12,8 @@ struct PNGLayout {
     var palette: [[UInt8]] = []
     /// One alpha per palette entry (the tRNS chunk), or none.
     var transparency: [UInt8] = []
+    /// An ICC profile for iCCP, or none.
+    var iccProfile: [UInt8] = []
+    /// A TIFF structure (no "Exif" prefix) for eXIf, or none.
+    var exif: [UInt8] = []
 }

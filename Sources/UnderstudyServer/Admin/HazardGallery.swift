@@ -55,7 +55,7 @@ enum HazardGallery {
             let outcome = outcome(of: hazard)
             let source = loadsOnClick(hazard) ? "data-src=\"\(escape(path))\"" : "src=\"\(escape(path))\""
             // An animation played once is judged by its last frame: after it has played.
-            let settle = hazard == .animationPartialFrames ? " data-settle=\"1500\"" : ""
+            let settle = [.animationPartialFrames, .animationPartialFramesGIF].contains(hazard) ? " data-settle=\"1500\"" : ""
             html += "<section class=\"hazard\" data-hazard=\"\(hazard.name)\" data-group=\"\(hazard.group)\" data-outcome=\"\(outcome.rawValue)\"\(settle)>\n"
             html += "  <h3>\(hazard.name) <span class=\"badge\">\(outcome == .none ? "not judged here" : "pending")</span></h3>\n"
             html += "  <p>\(escape(hazard.summary))</p>\n  <p><em>\(escape(hazard.correctBehaviour))</em></p>\n"

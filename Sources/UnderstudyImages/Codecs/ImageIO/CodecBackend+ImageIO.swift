@@ -121,7 +121,7 @@ enum CodecBackend {
     /// `image` as straight 8-bit RGBA with no colour management, as libpng decodes: its own
     /// grey or RGB samples converted by ``BitmapLayout`` (tested on Linux); anything else (CMYK,
     /// indexed, floating point, all opaque in practice) drawn into sRGB.
-    private static func rgba(_ image: CGImage) throws -> RGBAImage {
+    static func rgba(_ image: CGImage) throws -> RGBAImage {
         if let layout = BitmapLayout(image), let data = image.dataProvider?.data, let bytes = CFDataGetBytePtr(data) {
             let buffer = UnsafeRawBufferPointer(start: bytes, count: CFDataGetLength(data))
             return try layout.straightRGBA(buffer, width: image.width, height: image.height)

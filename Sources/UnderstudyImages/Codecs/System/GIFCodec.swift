@@ -165,12 +165,13 @@ enum GIFCodec {
         try encode(frames, delays: delays, loopCount: looping ? 0 : nil)
     }
 
-    /// The same with a NETSCAPE2.0 loop count of its own (0: for ever; `nil`: no extension).
-    static func encode(_ frames: [RGBAImage], delays: [Int], loopCount: Int?) throws -> Data {
+    /// The same with a NETSCAPE2.0 loop count of its own (0: for ever; `nil`: no extension) and,
+    /// when given, a comment extension ahead of the first image.
+    static func encode(_ frames: [RGBAImage], delays: [Int], loopCount: Int?, comment: String? = nil) throws -> Data {
         guard !frames.isEmpty, delays.count == frames.count else {
             throw ImageError(.invalidArgument, "an animation needs at least 1 frame and one delay per frame")
         }
-        return try encodeFrames(frames, delays: delays, loopCount: loopCount)
+        return try encodeFrames(frames, delays: delays, loopCount: loopCount, comment: comment)
     }
 
     /// giflib's writer and the memory it writes to, freed with their owner.
@@ -212,6 +213,13 @@ enum GIFCodec {
             guard ok != 0 else { throw GIFCodec.encodingError(error, stage: "EGifPutImageDesc/EGifPutLine") }
         }
 
+        /// A comment extension, which giflib splits into sub-blocks of 255 bytes.
+        func comment(_ text: String) throws {
+            guard let gif, EGifPutComment(gif, text) != GIF_ERROR else {
+                throw GIFCodec.encodingError(gif?.pointee.Error ?? 0, stage: "EGifPutComment")
+            }
+        }
+
         func finish() throws -> Data {
             guard let gif else { return Data() }
             self.gif = nil
@@ -224,21 +232,21 @@ enum GIFCodec {
     }
 
     /// An animated GIF of frames placed on a `width` x `height` screen, each at its own
-    /// position with its own delay (hundredths of a second), kept on screen (disposal "do not
-    /// dispose"): the heavy-animation hazard's many small frames on a large canvas.
-    static func encode(placed frames: [(image: RGBAImage, left: Int, top: Int, delay: Int)], width: Int, height: Int, looping: Bool) throws -> Data {
-        let writer = try Writer(width: width, height: height, looping: looping)
+    /// position with its own delay (hundredths of a second) and disposal: the heavy-animation
+    /// hazard's many small frames on a large canvas, and the partial frames' disposals.
+    static func encode(placed frames: [GIFFrame], width: Int, height: Int, loopCount: Int?) throws -> Data {
+        let writer = try Writer(width: width, height: height, loopCount: loopCount)
         for frame in frames {
             let quantized = GIFPalette.quantize(frame.image)
             try writer.put(
                 quantized.indices, left: frame.left, top: frame.top, width: frame.image.width, height: frame.image.height,
-                palette: quantized.palette, transparent: quantized.transparentIndex, delay: frame.delay, disposal: DISPOSE_DO_NOT
+                palette: quantized.palette, transparent: quantized.transparentIndex, delay: frame.delay, disposal: frame.disposal.rawValue
             )
         }
         return try writer.finish()
     }
 
-    private static func encodeFrames(_ frames: [RGBAImage], delays: [Int], loopCount: Int?) throws -> Data {
+    private static func encodeFrames(_ frames: [RGBAImage], delays: [Int], loopCount: Int?, comment: String?) throws -> Data {
         let first = frames[0]
         guard first.width <= maxDimension, first.height <= maxDimension else {
             throw ImageError(
@@ -247,6 +255,7 @@ enum GIFCodec {
             )
         }
         let writer = try Writer(width: first.width, height: first.height, loopCount: loopCount)
+        if let comment { try writer.comment(comment) }
         for (frame, delay) in zip(frames, delays) {
             let quantized = GIFPalette.quantize(frame)
             // A frame with holes must clear the previous one, or it would show through them.

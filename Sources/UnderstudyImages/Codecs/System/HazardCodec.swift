@@ -62,13 +62,18 @@ enum HazardCodec {
         let code = rows.withUnsafeBufferPointer { rows in
             palette.withUnsafeBufferPointer { palette in
                 layout.transparency.withUnsafeBufferPointer { trans in
-                    var cLayout = usd_png_layout(
-                        width: UInt32(layout.width), height: UInt32(layout.height), bit_depth: Int32(layout.bitDepth),
-                        color_type: Int32(layout.colourType), interlaced: layout.interlaced ? 1 : 0,
-                        palette: palette.baseAddress, palette_count: Int32(layout.palette.count),
-                        trans: trans.baseAddress, trans_count: Int32(layout.transparency.count)
-                    )
-                    return usd_png_encode_layout(rows.baseAddress, rows.count, &cLayout, &output, &size, &status)
+                    layout.iccProfile.withUnsafeBufferPointer { icc in
+                        layout.exif.withUnsafeBufferPointer { exif in
+                            var cLayout = usd_png_layout(
+                                width: UInt32(layout.width), height: UInt32(layout.height), bit_depth: Int32(layout.bitDepth),
+                                color_type: Int32(layout.colourType), interlaced: layout.interlaced ? 1 : 0,
+                                palette: palette.baseAddress, palette_count: Int32(layout.palette.count),
+                                trans: trans.baseAddress, trans_count: Int32(layout.transparency.count),
+                                icc: icc.baseAddress, icc_size: icc.count, exif: exif.baseAddress, exif_size: exif.count
+                            )
+                            return usd_png_encode_layout(rows.baseAddress, rows.count, &cLayout, &output, &size, &status)
+                        }
+                    }
                 }
             }
         }
@@ -84,14 +89,15 @@ enum HazardCodec {
         try GIFCodec.encode(frames, delays: delays, looping: looping)
     }
 
-    /// An animated GIF with a delay per frame and a loop count of its own (`nil`: none).
-    static func gif(_ frames: [RGBAImage], delays: [Int], loopCount: Int?) throws -> Data {
-        try GIFCodec.encode(frames, delays: delays, loopCount: loopCount)
+    /// An animated GIF with a delay per frame, a loop count of its own (`nil`: none) and a
+    /// comment extension ahead of the first image when `comment` is given.
+    static func gif(_ frames: [RGBAImage], delays: [Int], loopCount: Int?, comment: String? = nil) throws -> Data {
+        try GIFCodec.encode(frames, delays: delays, loopCount: loopCount, comment: comment)
     }
 
     /// A GIF of frames placed on a `width` x `height` screen (giflib writes the sub-rectangles).
-    static func gif(placed frames: [(image: RGBAImage, left: Int, top: Int, delay: Int)], width: Int, height: Int, looping: Bool) throws -> Data {
-        try GIFCodec.encode(placed: frames, width: width, height: height, looping: looping)
+    static func gif(placed frames: [GIFFrame], width: Int, height: Int, loopCount: Int?) throws -> Data {
+        try GIFCodec.encode(placed: frames, width: width, height: height, loopCount: loopCount)
     }
 
     /// A lossless WebP of `image`, for the frames the WebP hazards wrap.
