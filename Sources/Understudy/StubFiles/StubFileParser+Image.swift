@@ -17,14 +17,14 @@ extension StubFileParser {
     static let fitNames = ImageResize.Fit.allCases.map(\.rawValue)
     /// The values of `image.damage`.
     static let damageNames = ImageDamage.allCases.map(\.rawValue)
-    /// The WebP quality of `as: webp` and `transcode: webp` when none is given.
-    static let defaultWebPQuality = 80
+    /// The WebP quality of `as: webp` and `transcode: webp` when none is given (Swift's `.webp`).
+    static let defaultWebPQuality = ImageFormat.defaultWebPQuality
     /// The JPEG quality of `as: jpeg` and `transcode: jpeg` when none is given.
-    static let defaultJPEGQuality = 85
+    static let defaultJPEGQuality = ImageFormat.defaultJPEGQuality
     /// The AVIF and HEIC quality of `as: avif`/`heic` and `transcode: avif`/`heic` when none is given.
-    static let defaultAVIFQuality = 60
+    static let defaultAVIFQuality = ImageFormat.defaultAVIFQuality
     /// The AVIF encoder speed (0 slowest .. 10 fastest) when `speed` is not given.
-    static let defaultAVIFSpeed = 8
+    static let defaultAVIFSpeed = ImageFormat.defaultAVIFSpeed
     /// The most frames `generate.frames` may ask for.
     static let maxFrames = 1000
     /// The frame duration of an animation when `frameDuration` is not given.
