@@ -215,7 +215,7 @@ struct SourceDeclarations {
 enum ArchitectureDocCheck {
     /// Names from outside Understudy that the document may use.
     static let external: Set<String> = [
-        "NIOHTTP2Handler", "HTTPRequestDecoder", "NIOSSLServerHandler", "StreamClosedEvent", "IdleStateHandler",
+        "NIOHTTP2Handler", "NIOLoopBound", "HTTPRequestDecoder", "NIOSSLServerHandler", "StreamClosedEvent", "IdleStateHandler",
         "IdleStateEvent", "HTTPServerPipelineHandler", "NIOHTTP1", "NIOHTTP2", "NIOCore", "NIOPosix", "NIOSSL",
         "SwiftNIO", "DequeModule", "Yams", "Logger", "LogHandler", "URLSession", "URLProtocol",
         "URLSessionConfiguration", "URLCache", "URLError", "AsyncHTTPClient", "FoundationNetworking",
