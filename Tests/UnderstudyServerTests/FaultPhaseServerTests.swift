@@ -203,6 +203,25 @@ final class FaultPhaseServerTests: XCTestCase {
         }
     }
 
+    /// Over HTTP/2 the 103 is a HEADERS frame without END_STREAM before the final one, as curl
+    /// (with HTTP/2 by prior knowledge) shows it.
+    func testEarlyHintsReachAnHTTP2ClientBeforeTheFinalHead() async throws {
+        let stubs = StubRegistry()
+        let link = "</hero.avif>; rel=preload; as=image"
+        stubs.stub(.path("/page"), named: "page", response: .text("page").informational([InformationalHead(status: 103, headers: ["Link": link])]))
+        try await withServer(stubs) { server in
+            let result = try curl(["-v", "--http2-prior-knowledge", server.baseURL.absoluteString + "/page"])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            XCTAssertEqual(result.text, "page")
+            let lines = result.stderr.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            let early = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("< HTTP/2 103") }, result.stderr)
+            let final = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("< HTTP/2 200") }, result.stderr)
+            XCTAssertLessThan(early, final)
+            XCTAssertTrue(lines[early..<final].contains("< link: \(link)"), result.stderr)
+        }
+        XCTAssertEqual(stubs.journal.interactions.map(\.httpVersion), [.http2])
+    }
+
     /// The same bytes again and again on one connection take the server's repeat path, which
     /// must draw each time as the first request did.
     func testARepeatedRequestOnAKeptConnectionDrawsEachTime() async throws {

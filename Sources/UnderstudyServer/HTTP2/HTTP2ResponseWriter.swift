@@ -109,6 +109,11 @@ final class HTTP2ResponseWriter: ResponseWriter {
         return false
     }
 
+    func writeInformational(_ head: InformationalHead) {
+        // A 1xx is a HEADERS frame without END_STREAM before the final one (RFC 9113 section 8.1).
+        port.write(.headers(.init(headers: HTTP2HeaderBlock.response(status: head.status, headers: head.headers))))
+    }
+
     /// Writes the HEADERS and DATA held back, the last with END_STREAM when `endStream`.
     private func writePending(endStream: Bool, promise: EventLoopPromise<Void>? = nil) {
         var promise = promise
