@@ -183,12 +183,7 @@ final class RepeatedRequestTests: XCTestCase {
         let (stubs, loggedIn) = Self.loginStubs()
         try await withServer(stubs) { server in
             let socket = try RawSocket(port: server.port)
-            func ask() -> String {
-                socket.send(Self.request)
-                let received = socket.read(until: "-END")
-                XCTAssertEqual(received.ending, .satisfied, "\(received)")
-                return received.text.components(separatedBy: "\r\n\r\n").last ?? ""
-            }
+            func ask() -> String { Self.ask(socket) }
             XCTAssertEqual([ask(), ask()], ["guest-END", "guest-END"])
             loggedIn.withLockedValue { $0 = true }
             XCTAssertEqual([ask(), ask()], ["member-END", "member-END"], "the flag flipped between two identical requests")
@@ -229,17 +224,20 @@ final class RepeatedRequestTests: XCTestCase {
         stubs.add(Stub(named: "full", matching: .path("/a.txt"), response: .text("full-END")).inScenario("cart", when: "full"))
         try await withServer(stubs) { server in
             let socket = try RawSocket(port: server.port)
-            func ask() -> String {
-                socket.send(Self.request)
-                let received = socket.read(until: "-END")
-                XCTAssertEqual(received.ending, .satisfied, "\(received)")
-                return received.text.components(separatedBy: "\r\n\r\n").last ?? ""
-            }
+            func ask() -> String { Self.ask(socket) }
             XCTAssertEqual([ask(), ask(), ask()], ["empty-END", "full-END", "full-END"])
             XCTAssertTrue(stubs.setScenario("cart", to: Scenario.startedState))
             XCTAssertEqual([ask(), ask()], ["empty-END", "full-END"], "set back between two identical requests")
         }
         XCTAssertEqual(stubs.useCounts, ["empty": 2, "full": 3])
+    }
+
+    /// Sends ``request`` on `socket`, kept alive, and returns the body of its answer.
+    private static func ask(_ socket: RawSocket, file: StaticString = #filePath, line: UInt = #line) -> String {
+        socket.send(request)
+        let received = socket.read(until: "-END")
+        XCTAssertEqual(received.ending, .satisfied, "\(received)", file: file, line: line)
+        return received.text.components(separatedBy: "\r\n\r\n").last ?? ""
     }
 
     /// A plain stub for `/a.txt`, and above it one that also needs a "logged in" flag.

@@ -127,7 +127,7 @@ final class WireMockAdminAPITests: XCTestCase {
         XCTAssertEqual(delay.status, 400)
         XCTAssertEqual(try wireMockError(delay).field, "fixedDelay")
         let other = await send(admin, "POST", "/__admin/settings", body: #"{"proxyPassThrough": false}"#)
-        XCTAssertEqual(try wireMockError(other).error, "proxyPassThrough: unsupported setting; supported: fixedDelay")
+        XCTAssertEqual(try wireMockError(other).error, "proxyPassThrough: unsupported setting; supported: fixedDelay, fault, chance")
         XCTAssertEqual(registry.globalDelay, .zero)
         let pattern = await send(admin, "POST", "/__admin/requests/count", body: #"{"method": "GET", "multipartPatterns": []}"#)
         XCTAssertEqual(pattern.status, 400)
