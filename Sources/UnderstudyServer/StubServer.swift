@@ -62,7 +62,7 @@ public final class StubServer: Sendable {
         /// --network`); `nil` for full speed. ``StubServer/network`` changes it at run time.
         public var network: NetworkProfile?
         /// What the server does to connections before their first request (`serve --fault`),
-        /// set on the registry when the server starts; ``StubRegistry/connectionFault`` and
+        /// set on the registry when the server starts; `StubRegistry.connectionFault` and
         /// `PUT /__admin/settings` change it at run time.
         public var connectionFault: ConnectionFault?
 

@@ -78,7 +78,7 @@ func recordIssue(_ message: String?, at sourceLocation: SourceLocation) {
 }
 
 /// Expects that the first request matching `matcher` came on the same server connection as
-/// another request, or on another one (see ``ConnectionReuse``).
+/// another request, or on another one (see `ConnectionReuse`).
 /// - Parameters:
 ///   - registry: the stubs whose journal is checked.
 ///   - matcher: the request whose connection is checked.

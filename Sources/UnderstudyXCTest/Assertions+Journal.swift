@@ -50,7 +50,7 @@ public func XCTAssertRequestOrder(
 }
 
 /// Asserts that the first request `journal` saw matching `matcher` came on the same server
-/// connection as another request, or on another one (see ``ConnectionReuse``).
+/// connection as another request, or on another one (see `ConnectionReuse`).
 ///
 /// ```swift
 /// XCTAssertRequested(try await server.journal(), .path("/b.png"), connection: .sameAs(.path("/a.png")))

@@ -55,7 +55,7 @@ public func XCTAssertRequestOrder(
 }
 
 /// Asserts that the first request matching `matcher` came on the same server connection as
-/// another request, or on another one (see ``ConnectionReuse``).
+/// another request, or on another one (see `ConnectionReuse`).
 public func XCTAssertRequested(
     _ registry: StubRegistry, _ matcher: RequestMatcher, connection: ConnectionReuse,
     file: StaticString = #filePath, line: UInt = #line

@@ -12,6 +12,7 @@ public enum ConnectionReuse: Sendable, CustomStringConvertible {
     /// On another connection than the first request matching this came on.
     case otherThan(RequestMatcher)
 
+    /// `on the same connection as path is /a.png`, as failure messages say it.
     public var description: String {
         switch self {
         case .sameAs(let matcher): "on the same connection as \(matcher)"
