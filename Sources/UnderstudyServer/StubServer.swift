@@ -209,8 +209,8 @@ public final class StubServer: Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelOption(.maxMessagesPerRead, value: 16)
-            // Nothing here waits on writability (pacing uses timers): with NIO's default 64 KiB
-            // mark, every 100 KB body would send two writability events through the pipeline.
+            // Nothing here waits on writability (pacing uses timers): with NIO's default marks,
+            // every large body would send writability events through the pipeline.
             .childChannelOption(.writeBufferWaterMark, value: .init(low: 1 << 20, high: 4 << 20))
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {

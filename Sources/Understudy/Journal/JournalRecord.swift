@@ -1,7 +1,7 @@
 import Foundation
 
-/// An ``Interaction`` as the journal keeps it: the same facts in about a third of the memory,
-/// since a server keeps 100,000 of them by default.
+/// An ``Interaction`` as the journal keeps it: the same facts in much less memory, since a
+/// server keeps a great many of them.
 ///
 /// The request is kept as its method, URL text, packed header lines (``PackedHeaders``) and
 /// body, and parsed again when the entry is read (matching happened when it arrived). A request

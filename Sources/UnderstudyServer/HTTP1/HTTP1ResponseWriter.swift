@@ -202,7 +202,7 @@ final class HTTP1ResponseWriter: ResponseWriter {
     }
 
     func writeInformational(_ head: InformationalHead) {
-        // A 1xx is not for an HTTP/1.0 client (RFC 9110 section 15.2).
+        // An HTTP/1.0 client knows no 1xx heads: it gets none.
         guard version != .http1_0 else { return }
         let phrase = head.status == 103 ? "Early Hints" : HTTPResponseStatus(statusCode: head.status).reasonPhrase
         var text = "HTTP/1.1 \(head.status) \(phrase)\r\n"

@@ -233,7 +233,7 @@ final class HTTP2Connection: ChannelInboundHandler {
 
     private func closeIfDone() {
         guard goingAway, streams.isEmpty, let context else { return }
-        // A second GOAWAY (RFC 9113 allows repeats with the same stream id) leaves after every
+        // A second GOAWAY (HTTP/2 allows repeats with the same stream id) leaves after every
         // frame before it: closing once it is written loses none of the last response.
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(Self.goAwayFrame(lastStreamID))).whenComplete { _ in channel.close(promise: nil) }

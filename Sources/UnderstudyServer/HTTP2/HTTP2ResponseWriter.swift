@@ -110,7 +110,7 @@ final class HTTP2ResponseWriter: ResponseWriter {
     }
 
     func writeInformational(_ head: InformationalHead) {
-        // A 1xx is a HEADERS frame without END_STREAM before the final one (RFC 9113 section 8.1).
+        // On HTTP/2 a 1xx is a HEADERS frame without END_STREAM, before the final one.
         port.write(.headers(.init(headers: HTTP2HeaderBlock.response(status: head.status, headers: head.headers))))
     }
 

@@ -167,7 +167,7 @@ final class HTTP2Stream: ExchangeTarget {
         bodyTimer = nil
         if let declared = head.headers.first(name: "content-length").flatMap(Int.init), declared != (body?.readableBytes ?? 0) {
             // NIO's check is off for the connection (see ServerPipeline.configureHTTP2): a
-            // body that is not the length declared is malformed (RFC 9113 section 8.1.1).
+            // body that is not the length declared is malformed, as HTTP/2 defines it.
             port.reset(.protocolError)
             return journalMalformed("a body of \(body?.readableBytes ?? 0) bytes where content-length says \(declared)", head: head, start: start)
         }
