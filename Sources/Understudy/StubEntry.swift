@@ -11,6 +11,9 @@ final class StubEntry: @unchecked Sendable {
     /// Whether the matcher's verdict depends on the request alone (no `.custom` test in it).
     let matchesByRequestAlone: Bool
     var uses = 0
+    /// Whether one of the stub's responses says how to take a request's body before it is read
+    /// (``StubRegistry/BodyHandling``).
+    let handlesBodyOnHead: Bool
     /// The rendering of a fixed `.response` answer, reused while valid; `nil` for sequences and closures.
     let renderCache: RenderCache?
 
@@ -22,6 +25,7 @@ final class StubEntry: @unchecked Sendable {
         self.pinned = stub.matcher.node.pinned
         // A scenario's state decides as much as the request does.
         self.matchesByRequestAlone = stub.matcher.node.readsOnlyTheRequest && stub.scenario == nil
+        self.handlesBodyOnHead = stub.fixedResponses.contains { !StubRegistry.BodyHandling(of: $0).isDefault }
         if case .response(let response) = stub.answer {
             self.renderCache = RenderCache(for: response)
         } else {

@@ -47,9 +47,12 @@ struct StubIndex: Sendable {
     /// Whether every stub's matcher depends on the request alone, so that an identical request
     /// gets the same stub while none is added or removed (see ``StubRegistry/RepeatableMatch``).
     private(set) var matchesByRequestAlone = true
+    /// Whether some stub says how to take a request's body before it is read.
+    private(set) var handlesBodiesOnHead = false
 
     init(entries: some Sequence<StubEntry>) {
         for entry in entries {
+            handlesBodiesOnHead = handlesBodiesOnHead || entry.handlesBodyOnHead
             matchesByRequestAlone = matchesByRequestAlone && entry.matchesByRequestAlone
             let extensionKeys: [String?] = entry.pinned.extensions.map { $0.map { Optional($0) } } ?? [nil]
             let pathKeys: [String?] = entry.pinned.paths.map { $0.map { Optional($0) } } ?? [nil]

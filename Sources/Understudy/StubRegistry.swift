@@ -44,6 +44,18 @@ public final class StubRegistry: Sendable {
         var connectionFault: ConnectionFault?
         /// Requests so far for each URL a stateful hazard answered (StubRegistry+Hazards.swift).
         var hazardRequests: [String: Int] = [:]
+
+        /// The stub that answers `request` now, if any; nothing counted.
+        mutating func entry(answering request: StubRequest) -> StubEntry? {
+            if index == nil {
+                index = StubIndex(entries: entries.values)
+            }
+            let scenarioStates = self.scenarioStates
+            return index!.first(for: request, where: { entry in
+                !entry.isExhausted && entry.passesPrefilter(request) && entry.scenarioAllows(scenarioStates)
+                    && entry.matcher.matches(request)
+            })
+        }
     }
 
     let state = LockedState(State())
@@ -208,14 +220,7 @@ public final class StubRegistry: Sendable {
     /// (`nil` while some stub's matcher reads more than the request).
     private func matchEntry(_ request: StubRequest) -> (match: Match, entry: StubEntry, version: UInt64?)? {
         state.withLock { state in
-            if state.index == nil {
-                state.index = StubIndex(entries: state.entries.values)
-            }
-            let scenarioStates = state.scenarioStates
-            guard let entry = state.index!.first(for: request, where: { entry in
-                !entry.isExhausted && entry.passesPrefilter(request) && entry.scenarioAllows(scenarioStates)
-                    && entry.matcher.matches(request)
-            }) else { return nil }
+            guard let entry = state.entry(answering: request) else { return nil }
             entry.uses += 1
             var step: ScenarioStep?
             if let scenario = entry.stub.scenario {

@@ -8,8 +8,8 @@ import XCTest
 /// is kept, and its bounds. That a kept decision is never answered stale (stubs, scenarios,
 /// `.custom` matchers, files) is shown on the wire in `RepeatedRequestTests`.
 final class DecisionCacheTests: XCTestCase {
-    private func head(_ uri: String = "/a.png", _ fields: [(String, String)] = [("Host", "img.test"), ("Accept", "image/*")]) -> HTTPRequestHead {
-        HTTPRequestHead(version: .http1_1, method: .GET, uri: uri, headers: HTTPHeaders(fields))
+    private func head(_ uri: String = "/a.png", _ fields: [(String, String)] = [("Host", "img.test"), ("Accept", "image/*")]) -> RequestHead {
+        RequestHead(HTTPRequestHead(version: .http1_1, method: .GET, uri: uri, headers: HTTPHeaders(fields)))
     }
 
     private func entry(_ uri: String) throws -> DecisionCache.Entry {

@@ -86,6 +86,10 @@ final class HTTP2MalformedRequestTests: XCTestCase {
             needs + ":scheme, :authority, :path", needs + ":method, :authority, :path", needs + ":method, :scheme, :authority",
             "pseudo-header :path appears twice",
         ])
+        XCTAssertEqual(entries.map(\.connection), Array(repeating: entries.first?.connection, count: 5), "one connection: \(entries)")
+        XCTAssertNotNil(entries.first?.connection)
+        XCTAssertEqual(entries.map(\.exchange), [1, 2, 3, 4, 5], "refused streams count among the connection's exchanges")
+        XCTAssertEqual(Set(entries.map(\.httpVersion)), [.http2])
     }
 
     /// The rest of RFC 9113 section 8's rules for a request's blocks, which the server checks

@@ -121,6 +121,8 @@ final class StubFileFaultTests: XCTestCase {
           - response: { status: { code: 503, chance: 0.2, odds: 3 } }
           - response: { delay: 100ms, headersDelay: 200ms }
           - response: { informational: [{ status: 200 }] }
+          - response: { expectContinue: reject }
+          - response: { expectContinue: [refuse] }
         """, [
             "Stubs/a.yaml:2: stubs[0].response.fault: unknown fault 'explode'; expected one of \(Fault.fileNames.joined(separator: ", "))",
             "Stubs/a.yaml:3: stubs[1].response.fault: fault 'slow-close' needs an argument; expected {slow-close: 2s}",
@@ -130,6 +132,26 @@ final class StubFileFaultTests: XCTestCase {
             "Stubs/a.yaml:7: stubs[5].response.status.odds: unknown key 'odds'; expected one of code, chance",
             "Stubs/a.yaml:8: stubs[6].response.headersDelay: found both 'delay' and 'headersDelay'; expected one of them (both wait before the head)",
             "Stubs/a.yaml:9: stubs[7].response.informational[0].status: status 200 is not informational; expected a 1xx status other than 101, like 103",
+            "Stubs/a.yaml:10: stubs[8].response.expectContinue: unknown expectContinue 'reject'; expected refuse or ignore",
+            "Stubs/a.yaml:11: stubs[9].response.expectContinue: expected refuse or ignore, found a list",
         ])
+    }
+
+    func testExpectContinueIsReadAndWritten() throws {
+        let stubs = try registry("""
+        stubs:
+          - request: { path: /refused }
+            response: { status: 417, expectContinue: refuse }
+          - request: { path: /ignored }
+            response: { body: ok, expectContinue: ignore }
+          - request: { path: /plain }
+            response: { body: ok }
+        """)
+        let policies = ["refused", "ignored", "plain"].map { path in
+            stubs.bodyHandling(forHead: StubRequest(method: "POST", url: URL(string: "http://x.test/\(path)")!)).expectContinue
+        }
+        XCTAssertEqual(policies, [.refuse, .ignore, nil])
+        let written = try StubFileWriter.response(.status(417).expectContinue(.refuse))
+        XCTAssertEqual(written["expectContinue"], .string("refuse"))
     }
 }

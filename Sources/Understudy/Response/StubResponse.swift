@@ -112,6 +112,12 @@ public struct StubResponse: Sendable {
         get { storage.value.informational }
         set { writable.value.informational = newValue }
     }
+    /// How it answers `Expect: 100-continue`, set with ``expectContinue(_:)``; `nil` for a
+    /// `100 Continue`.
+    public internal(set) var expectContinuePolicy: ExpectContinue? {
+        get { storage.value.expectContinue }
+        set { writable.value.expectContinue = newValue }
+    }
     /// What is left to chance, set by the modifiers that take a `chance`.
     var chances: ResponseChances {
         get { storage.value.chances }
@@ -156,6 +162,7 @@ public struct StubResponse: Sendable {
         var phaseFault: Fault?
         var bodyDelay: Duration?
         var informational: [InformationalHead] = []
+        var expectContinue: ExpectContinue?
         var chances = ResponseChances()
         let madeAt = Date()
     }

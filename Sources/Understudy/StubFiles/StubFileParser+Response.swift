@@ -7,6 +7,7 @@ extension StubFileParser {
         "status", "headers", "body", "json", "base64", "file", "image", "redirect", "fault", "forward", "transcode",
         "truncateAfter", "delay", "bandwidth", "network", "pieces", "cache", "ranges", "pause", "hazard",
         "contentType", "encoding", "encodingHeader", "headersDelay", "bodyDelay", "informational",
+        "expectContinue",
     ]
     /// The keys that each give the response's body; a response has at most one.
     static let bodyKeys = ["body", "json", "base64", "file", "image", "redirect", "forward", "hazard"]
@@ -62,6 +63,14 @@ extension StubFileParser {
                 if let heads = parseInformational(field.value, path: fieldPath) {
                     modifiers.append { $0.informational(heads) }
                 }
+            case "expectContinue":
+                let names = ExpectContinue.allCases.map(\.rawValue)
+                guard let name = string(field.value, fieldPath, expected: names.joined(separator: " or ")) else { continue }
+                guard let policy = ExpectContinue(rawValue: name) else {
+                    report(field.value, fieldPath, "unknown expectContinue '\(name)'; expected \(names.joined(separator: " or "))")
+                    continue
+                }
+                modifiers.append { $0.expectContinue(policy) }
             case "headers":
                 headers = parseResponseHeaders(field.value, path: fieldPath)
             case _ where Self.bodyKeys.contains(field.key):

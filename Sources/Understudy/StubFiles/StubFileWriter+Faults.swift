@@ -1,8 +1,8 @@
 import Foundation
 
 extension StubFileWriter {
-    /// The `fault`, `bodyDelay` and `informational` keys of `response`'s phase fault, body delay
-    /// and 1xx heads; what it leaves to chance cannot be written yet.
+    /// The `fault`, `bodyDelay`, `expectContinue` and `informational` keys of `response`'s phase
+    /// fault, body delay, answer to `Expect: 100-continue` and 1xx heads; what it leaves to chance cannot be written yet.
     static func faultKeys(_ response: StubResponse) throws(Unwritable) -> [String: JSONValue] {
         guard response.chances.isEmpty else {
             throw Unwritable("a response with chance: cannot cross the wire yet; write its stub file by hand")
@@ -10,6 +10,7 @@ extension StubFileWriter {
         var written: [String: JSONValue] = [:]
         if let fault = response.phaseFault { written["fault"] = faultValue(fault) }
         if let delay = response.bodyDelay { written["bodyDelay"] = .string(delay.compactDescription) }
+        if let policy = response.expectContinuePolicy { written["expectContinue"] = .string(policy.rawValue) }
         if !response.informationalHeads.isEmpty {
             written["informational"] = .array(response.informationalHeads.map { head in
                 var lines: [String: String] = [:]

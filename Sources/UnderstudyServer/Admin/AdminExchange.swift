@@ -14,7 +14,7 @@ protocol AdminResponseWriter: ResponseWriter {
     ///   - head: the request it answers.
     ///   - streamed: whether its body follows in chunks (``writeChunk(_:)``) after a head
     ///     without a length, until ``ResponseWriter/end(close:)``.
-    func prepare(admin wire: WireResponse, status: Int, headers: HeaderFields, for head: HTTPRequestHead, streamed: Bool)
+    func prepare(admin wire: WireResponse, status: Int, headers: HeaderFields, for head: RequestHead, streamed: Bool)
     /// Sends one chunk of a streamed body now; the future fails once the client is gone.
     func writeChunk(_ chunk: ByteBuffer) -> EventLoopFuture<Void>
 }
@@ -44,10 +44,10 @@ final class AdminExchange {
 
     /// Answers the admin request `head` (and `body`) with `admin` through `writer`.
     /// - Returns: the exchange, to ``cancel()`` when the connection or stream goes.
-    static func start(_ head: HTTPRequestHead, body: ByteBuffer?, admin: AdminAPI, writer: any AdminResponseWriter) -> AdminExchange {
+    static func start(_ head: RequestHead, body: ByteBuffer?, admin: AdminAPI, writer: any AdminResponseWriter) -> AdminExchange {
         let exchange = AdminExchange(writer: writer)
         let request = AdminRequest(
-            method: head.method.rawValue, target: head.uri, headers: HeaderFields(head.headers),
+            method: head.method, target: head.target, headers: HeaderFields(head.fields),
             body: body.map { Data($0.readableBytesView) } ?? Data()
         )
         let bound = NIOLoopBound(exchange, eventLoop: writer.eventLoop)
@@ -66,7 +66,7 @@ final class AdminExchange {
         streaming = nil
     }
 
-    private func write(_ response: AdminResponse, to head: HTTPRequestHead) {
+    private func write(_ response: AdminResponse, to head: RequestHead) {
         guard !cancelled else { return }
         var status = response.status, headers = response.headers
         var stream = response.stream
@@ -82,7 +82,7 @@ final class AdminExchange {
         }
         writer.prepare(admin: wire, status: status, headers: headers, for: head, streamed: stream != nil)
         writer.writeHead()
-        let sendsBody = head.method != .HEAD
+        let sendsBody = head.method != "HEAD"
         if sendsBody, wire.body.readableBytes > 0 {
             writer.writeBody(0..<wire.body.readableBytes)
         }

@@ -1,40 +1,47 @@
 import Foundation
 internal import NIOCore
-internal import NIOHTTP1
 import Understudy
 
 /// A request whose head is in and whose body may still be arriving, collected the same way by
 /// HTTP/1.1 and HTTP/2, under the same limit on its size.
 struct ArrivingRequest {
-    let head: HTTPRequestHead
+    let head: RequestHead
     /// The body so far, `nil` while none has come.
     private(set) var body: ByteBuffer?
     /// When the head arrived (the journal entry's start time).
     let start: Date
     /// The loop's clock then.
     let headTime: NIODeadline
+    /// Past how many bytes of body the rest is not read (``StubRegistry/BodyHandling/cutAfter``).
+    var cutAfter: Int?
 
-    init(_ head: HTTPRequestHead, at headTime: NIODeadline) {
+    /// What became of a piece of the body.
+    enum Intake {
+        /// Added; more may come.
+        case taken
+        /// Not added: the body would go over the limit.
+        case overLimit
+        /// Added, and the body is now past ``cutAfter``: the rest is not read.
+        case cut
+    }
+
+    init(_ head: RequestHead, at headTime: NIODeadline) {
         self.head = head
         self.start = Date()
         self.headTime = headTime
     }
 
-    /// Whether `head` declares a body over `limit` bytes.
-    static func declares(_ head: HTTPRequestHead, moreThan limit: Int) -> Bool {
-        head.headers.first(name: "content-length").flatMap(Int.init).map { $0 > limit } ?? false
-    }
-
-    /// Adds `chunk` to the body; `false`, adding nothing, when the body would go over `limit` bytes.
-    mutating func append(_ chunk: ByteBuffer, limit: Int) -> Bool {
-        guard (body?.readableBytes ?? 0) + chunk.readableBytes <= limit else { return false }
+    /// Adds `chunk` to the body, unless the body would go over `limit` bytes.
+    mutating func append(_ chunk: ByteBuffer, limit: Int) -> Intake {
+        guard (body?.readableBytes ?? 0) + chunk.readableBytes <= limit else { return .overLimit }
         if body == nil {
             body = chunk
         } else {
             var chunk = chunk
             body!.writeBuffer(&chunk)
         }
-        return true
+        if let cutAfter, body!.readableBytes > cutAfter { return .cut }
+        return .taken
     }
 
     /// When it arrived, whole at `endTime`.
@@ -44,8 +51,8 @@ struct ArrivingRequest {
 
     /// The request, whole at `endTime`: its head and body moved into it, not copied (a copy
     /// retained and released each part of the head).
-    consuming func whole(at endTime: NIODeadline) -> ServerRequest {
-        .request(head, body: body, arrival: arrival(endingAt: endTime))
+    consuming func whole(at endTime: NIODeadline, bodyUnread: Bool = false) -> ServerRequest {
+        .request(head, body: body, arrival: arrival(endingAt: endTime), bodyUnread: bodyUnread)
     }
 }
 

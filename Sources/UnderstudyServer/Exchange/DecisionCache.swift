@@ -93,19 +93,19 @@ final class DecisionCache {
 /// since the head names its host (``namesHost``).
 struct DecisionKey: Hashable {
     let scheme: String
-    let head: HTTPRequestHead
+    let head: RequestHead
     /// A hash of the whole key, cheap to make, never 0. `Hashable` uses only this: every
     /// request is hashed, and SipHash over all of its fields is the dearer of the two.
     let quickHash: UInt64
 
-    init(scheme: String, head: HTTPRequestHead) {
+    init(scheme: String, head: RequestHead) {
         self.scheme = scheme
         self.head = head
         var hash = QuickHash()
         hash.combine(scheme)
-        hash.combine(head.method.rawValue)
-        hash.combine(head.uri)
-        for field in head.headers {
+        hash.combine(head.method)
+        hash.combine(head.target)
+        for field in head.fields {
             hash.combine(field.name)
             hash.combine(field.value)
         }
@@ -114,18 +114,18 @@ struct DecisionKey: Hashable {
 
     /// Whether the head names its host: else its request depends on the listener's address,
     /// which a tunnelled connection does not share, and it is not kept.
-    var namesHost: Bool { head.headers.contains(name: "host") }
+    var namesHost: Bool { head.fields.contains(name: "host") }
 
     /// About how many bytes the key holds, for ``DecisionCache/maxBytes``.
     var keptBytes: Int {
-        head.headers.reduce(head.uri.utf8.count) { $0 + $1.name.utf8.count + $1.value.utf8.count }
+        head.fields.reduce(head.target.utf8.count) { $0 + $1.name.utf8.count + $1.value.utf8.count }
     }
 
     static func == (lhs: DecisionKey, rhs: DecisionKey) -> Bool {
-        guard lhs.quickHash == rhs.quickHash, lhs.scheme == rhs.scheme, lhs.head.method == rhs.head.method, lhs.head.uri == rhs.head.uri,
-              lhs.head.headers.count == rhs.head.headers.count
+        guard lhs.quickHash == rhs.quickHash, lhs.scheme == rhs.scheme, lhs.head.method == rhs.head.method, lhs.head.target == rhs.head.target,
+              lhs.head.fields.count == rhs.head.fields.count
         else { return false }
-        return zip(lhs.head.headers, rhs.head.headers).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+        return zip(lhs.head.fields, rhs.head.fields).allSatisfy { $0.name == $1.name && $0.value == $1.value }
     }
 
     func hash(into hasher: inout Hasher) {

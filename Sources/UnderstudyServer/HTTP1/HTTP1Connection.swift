@@ -15,6 +15,9 @@ final class HTTP1Connection: ExchangeTarget {
     let silentInput: SilentInputGuard
     private var writer: HTTP1ResponseWriter?
     private var driver: DeliveryDriver?
+    /// Admin answers' writer: their bodies are in memory, never sent from a file.
+    private var admin: HTTP1ResponseWriter?
+    private var adminExchange: AdminExchange?
     /// How the response being delivered is framed: the request's version, and whether it asked
     /// to keep the connection.
     private var framing = (version: HTTPVersion.http1_1, keepAlive: true)
@@ -30,26 +33,32 @@ final class HTTP1Connection: ExchangeTarget {
         // Files go with sendfile(2) only where nothing between here and the socket transforms
         // the bytes: an `https` connection's go through TLS.
         writer = HTTP1ResponseWriter(context: context, sendsFiles: exchange.scheme == "http", clock: exchange.clock, flushes: flushes, ended: ended)
+        admin = HTTP1ResponseWriter(context: context, sendsFiles: false, clock: exchange.clock, ended: ended)
     }
 
     /// The connection handler is gone: nothing more is written.
     func detach() {
-        // The writer holds the context, which holds the handler.
+        adminExchange?.cancel()
+        adminExchange = nil
+        // The writers hold the context, which holds the handler.
         writer = nil
+        admin = nil
     }
 
     /// The client went away (or the server is stopping): a delivery under way is cancelled.
     func clientLeft() {
         driver?.cancel()
         driver = nil
+        adminExchange?.cancel()
+        adminExchange = nil
     }
 
     // MARK: - Requests
 
-    /// Answers a whole request.
-    func answer(_ head: HTTPRequestHead, body: ByteBuffer?, arrival: ServerRequest.Arrival) {
-        framing = (head.version, head.isKeepAlive)
-        exchange.answer(head, body: body, arrival: arrival, to: self)
+    /// Answers a request, whole unless the rest of its body is left unread (`bodyUnread`).
+    func answer(_ head: RequestHead, body: ByteBuffer?, arrival: ServerRequest.Arrival, bodyUnread: Bool = false) {
+        framing = (HTTPVersion(head.version), head.keepAlive)
+        exchange.answer(head, body: body, arrival: arrival, bodyUnread: bodyUnread, to: self)
     }
 
     /// Answers a request refused before it was whole; the connection closes after.
@@ -79,5 +88,15 @@ final class HTTP1Connection: ExchangeTarget {
 
     func delivering(_ driver: DeliveryDriver) {
         self.driver = driver
+    }
+
+    func sendContinue() {
+        writer?.writeContinue()
+    }
+
+    var adminWriter: any AdminResponseWriter { admin! }
+
+    func answering(_ admin: AdminExchange) {
+        adminExchange = admin
     }
 }

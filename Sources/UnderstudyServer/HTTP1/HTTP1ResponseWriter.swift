@@ -212,6 +212,11 @@ final class HTTP1ResponseWriter: ResponseWriter {
         context.writeAndFlush(NIOAny(IOData.byteBuffer(context.channel.allocator.buffer(string: text))), promise: nil)
     }
 
+    /// Tells a client that asked `Expect: 100-continue` to send its body.
+    func writeContinue() {
+        context.writeAndFlush(NIOAny(IOData.byteBuffer(context.channel.allocator.buffer(staticString: "HTTP/1.1 100 Continue\r\n\r\n"))), promise: nil)
+    }
+
     func announceClose() {
         closing = true
     }
@@ -275,12 +280,19 @@ final class HTTP1ResponseWriter: ResponseWriter {
 }
 
 extension HTTP1ResponseWriter: AdminResponseWriter {
-    func prepare(admin wire: WireResponse, status: Int, headers: HeaderFields, for head: HTTPRequestHead, streamed: Bool) {
+    func prepare(admin wire: WireResponse, status: Int, headers: HeaderFields, for head: RequestHead, streamed: Bool) {
         // A stream has no length: the connection's end is the body's.
-        prepare(wire, version: head.version, keepAlive: head.isKeepAlive, closing: streamed, lingering: false)
+        prepare(wire, version: HTTPVersion(head.version), keepAlive: head.keepAlive, closing: streamed, lingering: false)
     }
 
     func writeChunk(_ chunk: ByteBuffer) -> EventLoopFuture<Void> {
         context.writeAndFlush(NIOAny(IOData.byteBuffer(chunk)))
+    }
+}
+
+extension HTTPVersion {
+    /// The HTTP/1 version `version` is, for a status line.
+    init(_ version: RequestHead.Version) {
+        self = version == .http1_0 ? .http1_0 : .http1_1
     }
 }

@@ -7,8 +7,10 @@ import Understudy
 /// refusal of one it would not take. Exactly one response follows each, and the next is passed
 /// on only after the one before has ended.
 enum ServerRequest {
-    /// A complete request: its head and body, and when they arrived.
-    case request(HTTPRequestHead, body: ByteBuffer?, arrival: Arrival)
+    /// A request to answer: its head and body, and when they arrived. `bodyUnread` when the
+    /// rest of its body is not read (``StubRegistry/BodyHandling``): the connection closes
+    /// after its answer.
+    case request(RequestHead, body: ByteBuffer?, arrival: Arrival, bodyUnread: Bool = false)
     /// A request refused before any stub saw it, with what was read of it.
     case refused(StubAnswer, StubRequest, arrival: Arrival)
 
@@ -38,20 +40,20 @@ extension StubRequest {
     /// The request `head` (and `body`) asks, as the stubs see it: an absolute-form target (a
     /// forward proxy's request) is matched on its own scheme and host; an origin-form one on
     /// `scheme` and the `Host` header, or `listener` when there is none.
-    init(head: HTTPRequestHead, body: ByteBuffer?, scheme: String, listener: () -> String) {
-        let headers = HeaderFields(head.headers)
+    init(head: RequestHead, body: ByteBuffer?, scheme: String, listener: () -> String) {
+        let headers = HeaderFields(head.fields)
         let bodyData = body.map { Data($0.readableBytesView) }
-        let method = head.method.rawValue
-        let isOriginForm = head.uri.utf8.first == UInt8(ascii: "/")
+        let method = head.method
+        let isOriginForm = head.target.utf8.first == UInt8(ascii: "/")
         if !isOriginForm {
-            let lowered = head.uri.prefix(8).lowercased()
-            if lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), let absolute = URL(string: head.uri) {
+            let lowered = head.target.prefix(8).lowercased()
+            if lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), let absolute = URL(string: head.target) {
                 self.init(method: method, url: absolute, headers: headers, body: bodyData)
                 return
             }
         }
-        let authority = head.headers.first(name: "host") ?? listener()
-        let target = isOriginForm ? head.uri : "/" + head.uri
+        let authority = head.fields.first(name: "host") ?? listener()
+        let target = isOriginForm ? head.target : "/" + head.target
         if let request = StubRequest(method: method, scheme: scheme, authority: authority, target: target, headers: headers, body: bodyData) {
             self = request
         } else {

@@ -145,6 +145,11 @@ final class HTTP2Connection: ChannelInboundHandler {
         // or the client did); the stream's answer is over either way.
         if let error = error as? NIOHTTP2Errors.StreamError {
             streams[error.streamID]?.failed(error.baseError)
+        } else if let error = error as? NIOHTTP2Errors.TrailersWithoutEndStream {
+            // The one malformed request NIO refuses itself, before the frame reaches the
+            // stream; it has reset the stream, which journals the request with why.
+            streams[error.streamID]?.refusedByNIO("trailers without END_STREAM (RFC 9113 section 8.1)")
+            return
         }
         context.fireErrorCaught(error)
     }
@@ -173,8 +178,8 @@ final class HTTP2Connection: ChannelInboundHandler {
     // MARK: - Streams
 
     /// Answers a whole request of `stream`.
-    func answer(_ head: HTTPRequestHead, body: ByteBuffer?, arrival: ServerRequest.Arrival, on stream: HTTP2Stream) {
-        exchange.answer(head, body: body, arrival: arrival, to: stream)
+    func answer(_ head: RequestHead, body: ByteBuffer?, arrival: ServerRequest.Arrival, bodyUnread: Bool = false, on stream: HTTP2Stream) {
+        exchange.answer(head, body: body, arrival: arrival, bodyUnread: bodyUnread, to: stream)
     }
 
     private func open(_ id: HTTP2StreamID) -> HTTP2Stream {

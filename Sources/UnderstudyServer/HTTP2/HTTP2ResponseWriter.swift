@@ -136,7 +136,7 @@ final class HTTP2ResponseWriter: ResponseWriter {
 }
 
 extension HTTP2ResponseWriter: AdminResponseWriter {
-    func prepare(admin wire: WireResponse, status: Int, headers: HeaderFields, for head: HTTPRequestHead, streamed: Bool) {
+    func prepare(admin wire: WireResponse, status: Int, headers: HeaderFields, for head: RequestHead, streamed: Bool) {
         // A stream's DATA frames go until END_STREAM; nothing else differs.
         prepare(wire, headers: HTTP2HeaderBlock.response(status: status, headers: headers), resetAfterEnd: false)
     }

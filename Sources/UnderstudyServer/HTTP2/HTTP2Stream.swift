@@ -7,10 +7,9 @@ import Understudy
 
 /// One HTTP/2 stream, as its ``HTTP2Connection`` hands it the stream's frames: it reads them as
 /// a request (`:authority` is the `Host` the stubs match on; 413 over the body limit, as on
-/// HTTP/1.1), sends `/__admin/` to the ``AdminAPI`` through an ``AdminExchange`` (as HTTP/1.1
-/// does), and hands everything else to the connection's ``StubExchange``, the code HTTP/1.1
-/// answers with too. It is the exchange's target: it points an ``HTTP2ResponseWriter`` at the
-/// response, which writes it as frames.
+/// HTTP/1.1), refuses a malformed one, and hands the rest to the connection's ``StubExchange``,
+/// the code HTTP/1.1 answers with too. It is the exchange's target: it points an
+/// ``HTTP2ResponseWriter`` at the response, which writes it as frames.
 final class HTTP2Stream: ExchangeTarget {
     private enum State {
         case awaitingHead
@@ -60,6 +59,13 @@ final class HTTP2Stream: ExchangeTarget {
         refuseMalformed(String(describing: error))
     }
 
+    /// NIO refused a frame of the stream's request as malformed, and reset the stream itself:
+    /// the request is journaled with `reason`.
+    func refusedByNIO(_ reason: String) {
+        guard case .receiving = state else { return }
+        refuseMalformed(reason, reset: false)
+    }
+
     /// The WINDOW_UPDATE increment for the stream now that its inbound window is `size`:
     /// only while its body is still arriving.
     func windowIncrement(for size: Int) -> Int? {
@@ -69,27 +75,22 @@ final class HTTP2Stream: ExchangeTarget {
 
     /// A request that cannot be taken as HTTP (no `:method`, a bad header) is malformed, a
     /// stream error (RFC 9113 section 8.1.1): reset, and journaled with what was read of it.
-    private func refuseMalformed(_ reason: String) {
-        var head: HTTPRequestHead?, start: Date?
+    private func refuseMalformed(_ reason: String, reset: Bool = true) {
+        var head: RequestHead?, start: Date?
         if case .receiving(let request) = state { (head, start) = (request.head, request.start) }
         state = .answering
         bodyTimer?.cancel()
         bodyTimer = nil
-        port.reset(.protocolError)
+        if reset { port.reset(.protocolError) }
         journalMalformed(reason, head: head, start: start)
     }
 
     /// Journals a request refused as malformed, its stream reset without an answer: the
     /// request as far as it was read (`UNKNOWN /` when its header block itself was refused) and
     /// why, as HTTP/1.1 journals the requests it refuses.
-    private func journalMalformed(_ reason: String, head: HTTPRequestHead?, start: Date?) {
-        let request = head.map { connection.exchange.request($0, body: nil) }
-            ?? StubRequest(partialHead: ByteBuffer(), scheme: connection.exchange.scheme, listener: connection.listener())
+    private func journalMalformed(_ reason: String, head: RequestHead?, start: Date?) {
         let message = "malformed HTTP/2 request, stream reset with PROTOCOL_ERROR: \(reason)"
-        let report = DeliveryReport(headSent: false, bodyBytesSent: 0, ending: .fault(.connectionReset), httpVersion: .http2)
-        connection.exchange.responder.close(
-            nil, request: request, startTime: start ?? Date(), answer: .refused(status: 400, message, silently: true), report: report
-        )
+        connection.exchange.journalUnanswered(.refused(status: 400, message, silently: true), head: head, start: start)
     }
 
     // MARK: - The request
@@ -100,9 +101,9 @@ final class HTTP2Stream: ExchangeTarget {
         case .headers(let frame):
             switch state {
             case .awaitingHead:
-                let head: HTTPRequestHead
+                let head: RequestHead
                 do {
-                    head = try HTTPRequestHead(http2Request: frame.headers)
+                    head = try RequestHead(http2Request: frame.headers)
                 } catch {
                     return refuseMalformed(error.message)
                 }
@@ -131,16 +132,23 @@ final class HTTP2Stream: ExchangeTarget {
     }
 
     /// A request's HEADERS: its head in hand, the body (if any, `bodyFollows`) still to come.
-    private func received(_ head: HTTPRequestHead, bodyFollows: Bool) {
+    private func received(_ head: RequestHead, bodyFollows: Bool) {
         let maxBodySize = connection.shared.configuration.maxBodySize
-        let request = ArrivingRequest(head, at: connection.eventLoop.now)
+        var request = ArrivingRequest(head, at: connection.eventLoop.now)
         state = .receiving(request)
-        if ArrivingRequest.declares(head, moreThan: maxBodySize) {
+        if head.declaresBody(over: maxBodySize) {
             return refuse(.bodyOverLimit(maxBodySize))
         }
         // The rest of the request has the body timeout, counted from its head, per stream:
         // the connection's other streams go on. A request whose HEADERS end it has no rest.
         guard bodyFollows else { return }
+        guard let cutAfter = connection.exchange.bodyArriving(head, to: self) else {
+            return passOnUnread(request)
+        }
+        if let cutAfter {
+            request.cutAfter = cutAfter
+            state = .receiving(request)
+        }
         let timeout = TimeAmount.nanoseconds(connection.shared.configuration.bodyTimeout.nanoseconds)
         bodyTimer = connection.exchange.clock.alarm(in: timeout) { [self] in
             guard isOpen else { return }
@@ -153,9 +161,23 @@ final class HTTP2Stream: ExchangeTarget {
         let maxBodySize = connection.shared.configuration.maxBodySize
         // Out of the state while it grows, so that its buffer is not shared and copied.
         state = .answering
-        let fits = request.append(chunk, limit: maxBodySize)
+        let intake = request.append(chunk, limit: maxBodySize)
         state = .receiving(request)
-        if !fits { refuse(.bodyOverLimit(maxBodySize)) }
+        switch intake {
+        case .taken: break
+        case .overLimit: refuse(.bodyOverLimit(maxBodySize))
+        case .cut: passOnUnread(request)
+        }
+    }
+
+    /// Passes on `request` to be answered now, the rest of its body unread: the stream is
+    /// reset after the answer.
+    private func passOnUnread(_ request: ArrivingRequest) {
+        state = .answering
+        bodyTimer?.cancel()
+        bodyTimer = nil
+        let arrival = request.arrival(endingAt: connection.eventLoop.now)
+        connection.answer(request.head, body: request.body, arrival: arrival, bodyUnread: true, on: self)
     }
 
     /// END_STREAM: the request is whole.
@@ -165,15 +187,11 @@ final class HTTP2Stream: ExchangeTarget {
         state = .answering
         bodyTimer?.cancel()
         bodyTimer = nil
-        if let declared = head.headers.first(name: "content-length").flatMap(Int.init), declared != (body?.readableBytes ?? 0) {
+        if let declared = head.fields.first(name: "content-length").flatMap(Int.init), declared != (body?.readableBytes ?? 0) {
             // NIO's check is off for the connection (see ServerPipeline.configureHTTP2): a
             // body that is not the length declared is malformed, as HTTP/2 defines it.
             port.reset(.protocolError)
             return journalMalformed("a body of \(body?.readableBytes ?? 0) bytes where content-length says \(declared)", head: head, start: start)
-        }
-        if AdminExchange.isAdmin(head.uri) {
-            admin = AdminExchange.start(head, body: body, admin: connection.shared.admin, writer: writer)
-            return
         }
         connection.answer(head, body: body, arrival: request.arrival(endingAt: connection.eventLoop.now), on: self)
     }
@@ -199,5 +217,15 @@ final class HTTP2Stream: ExchangeTarget {
 
     func delivering(_ driver: DeliveryDriver) {
         self.driver = driver
+    }
+
+    func sendContinue() {
+        writer.writeInformational(InformationalHead(status: 100))
+    }
+
+    var adminWriter: any AdminResponseWriter { writer }
+
+    func answering(_ admin: AdminExchange) {
+        self.admin = admin
     }
 }

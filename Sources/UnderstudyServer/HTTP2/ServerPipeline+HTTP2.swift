@@ -44,9 +44,9 @@ extension ServerPipeline {
     /// negotiated `h2` by ALPN. Call it on the channel's event loop.
     ///
     /// ```
-    /// bytes ─▶ InputEndFlush ─▶ [TLS] ─▶ NIOHTTP2Handler ─▶ HTTP2Connection ─▶ HTTP2MalformedRequestJournal
-    ///                                    (frames, HPACK,     ├─ HTTP2Stream     (one object per stream, no channel:
-    ///                                     flow control)      └─ HTTP2Stream      frames out through its HTTP2FramePort)
+    /// bytes ─▶ InputEndFlush ─▶ [TLS] ─▶ NIOHTTP2Handler ─▶ HTTP2Connection
+    ///                                    (frames, HPACK,     ├─ HTTP2Stream  (one object per stream, no channel:
+    ///                                     flow control)      └─ HTTP2Stream   frames out through its HTTP2FramePort)
     /// ```
     ///
     /// Each stream runs the same responder and delivery plans as an HTTP/1.1 request, through
@@ -72,7 +72,7 @@ extension ServerPipeline {
         connectionConfiguration.contentLengthValidation = .disabled
         // Off because it checks the blocks sent as well as those received, and ours are checked
         // already (WireResponse). A request's block is checked where it is read, by
-        // `HTTPRequestHead(http2Request:)`, its trailers by HTTP2FieldRules.
+        // `RequestHead(http2Request:)`, its trailers by HTTP2FieldRules.
         connectionConfiguration.headerBlockValidation = .disabled
         // Without a stream initializer NIO's handler passes every frame on, to HTTP2Connection.
         let framing = NIOHTTP2Handler(mode: .server, connectionConfiguration: connectionConfiguration, streamConfiguration: .init())
@@ -82,7 +82,6 @@ extension ServerPipeline {
                 shared: shared, scheme: scheme, listener: listener, eventLoop: channel.eventLoop,
                 connection: ServerConnection.accepted(channel, shared: shared, applicationProtocol: applicationProtocol)
             ),
-            HTTP2MalformedRequestJournal(responder: shared.responder, scheme: scheme, listener: listener),
         ]
         try channel.pipeline.syncOperations.addHandlers(handlers)
         if let tls = try? channel.pipeline.syncOperations.context(name: TLSContextProvider.tlsHandlerName) {

@@ -7,7 +7,7 @@ struct MalformedHTTP2Request: Error {
     let message: String
 }
 
-extension HTTPRequestHead {
+extension RequestHead {
     /// The request a HEADERS block asks, as the stubs see it: `:method`, `:scheme` and `:path` (each once),
     /// `:authority` as the `Host` field unless the block has one, then the regular fields in
     /// their order. A request without `:authority` is matched on the listener's address (or
@@ -60,7 +60,7 @@ extension HTTPRequestHead {
         if let authority, !hasHost {
             fields.insert(("host", authority), at: 0)
         }
-        self.init(version: HTTPVersion(major: 2, minor: 0), method: HTTPMethod(rawValue: method), uri: path, headers: HTTPHeaders(fields))
+        self.init(method: method, target: path, version: .http2, fields: HTTPHeaders(fields), keepAlive: true)
     }
 }
 
