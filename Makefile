@@ -114,7 +114,7 @@ deps:
 		apt-get -o DPkg::Lock::Timeout=900 update && apt-get -o DPkg::Lock::Timeout=900 install -y libavif-dev libheif-dev libgif-dev; \
 	fi
 
-# What the tests use as independent references: cwebp/dwebp/img2webp/webpmux, djpeg/cjpeg, avifenc/avifdec, heif-enc/heif-convert/heif-info, pngcheck, curl, openssl, certutil, chromium, Pillow, requests, httpx (HTTP/2), mitmproxy, WireMock.
+# What the tests use as independent references: cwebp/dwebp/img2webp/webpmux, djpeg/cjpeg, avifenc/avifdec, heif-enc/heif-convert/heif-info, pngcheck, curl, nghttp, openssl, certutil, chromium, Pillow, requests, httpx (HTTP/2), mitmproxy, WireMock.
 test-deps: deps
 	@if ! command -v cwebp >/dev/null 2>&1 || ! command -v dwebp >/dev/null 2>&1 || ! command -v img2webp >/dev/null 2>&1 || ! command -v pngcheck >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then \
 		echo "Installing webp pngcheck curl"; \
@@ -131,6 +131,10 @@ test-deps: deps
 	@if ! command -v avifdec >/dev/null 2>&1 || ! command -v avifenc >/dev/null 2>&1 || ! command -v heif-convert >/dev/null 2>&1 || ! command -v heif-enc >/dev/null 2>&1; then \
 		echo "Installing libavif-bin libheif-examples (avifenc/avifdec, heif-enc/heif-convert/heif-info read and write what the AVIF and HEIC tests check)"; \
 		apt-get -o DPkg::Lock::Timeout=900 update && apt-get -o DPkg::Lock::Timeout=900 install -y libavif-bin libheif-examples; \
+	fi
+	@if ! command -v nghttp >/dev/null 2>&1; then \
+		echo "Installing nghttp2-client (HTTP2FaultPhaseTests read nghttp's frame log)"; \
+		apt-get -o DPkg::Lock::Timeout=900 update && apt-get -o DPkg::Lock::Timeout=900 install -y nghttp2-client; \
 	fi
 	@if ! command -v chromium >/dev/null 2>&1; then \
 		echo "Installing chromium (ChromiumTests load a stubbed page in it; ChromiumHARTests record a HAR with it)"; \
