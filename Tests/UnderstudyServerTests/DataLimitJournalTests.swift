@@ -26,6 +26,13 @@ final class DataLimitJournalTests: XCTestCase {
         try await assertHTTP1Limit(stubs)
     }
 
+    /// A paced body goes in slices (2,000 bytes every 100 ms here): the limit cuts one of them.
+    func testHTTP1PacedBody() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.path("/limit"), named: "limit", response: .data(Self.body).throttled(to: .bytesPerSecond(20_000)).faulted(.limitData(1_000)))
+        try await assertHTTP1Limit(stubs)
+    }
+
     private func assertHTTP1Limit(_ stubs: StubRegistry, file: StaticString = #filePath, line: UInt = #line) async throws {
         try await withServer(stubs) { server in
             let socket = try RawSocket(port: server.port)
