@@ -81,7 +81,7 @@ check: deps
 bench: deps
 	bash Benchmarks/run.sh
 
-## bench-server: wrk against understudy serve, nginx-light and WireMock 2.35.1, 304 and 206 rows against nginx, HTTPS rows, h2load over h2c and TLS, real-traffic rows (1,000 URLs, a header varying per request), then 500 slow-3g clients vs nginx limit_rate, a hazard beside the same bytes from a file: stub (about 50 minutes; BENCH_ROWS picks sets: h1, tls, h2, real, slow, wiremock, hazard, "304 206").
+## bench-server: wrk against understudy serve, nginx-light and WireMock 2.35.1, 304 and 206 rows against nginx, HTTPS rows, h2load over h2c and TLS, real-traffic rows (1,000 URLs, a header varying per request), then 500 slow-3g clients vs nginx limit_rate, a hazard beside the same bytes from a file: stub, a stub with chance: beside the plain one (about 55 minutes; BENCH_ROWS picks sets: h1, tls, h2, real, slow, wiremock, hazard, chance, "304 206").
 bench-server: deps
 	bash Benchmarks/bench-server.sh
 
@@ -114,7 +114,7 @@ deps:
 		apt-get -o DPkg::Lock::Timeout=900 update && apt-get -o DPkg::Lock::Timeout=900 install -y libavif-dev libheif-dev libgif-dev; \
 	fi
 
-# What the tests use as independent references: cwebp/dwebp/img2webp/webpmux, djpeg/cjpeg, avifenc/avifdec, heif-enc/heif-convert/heif-info, pngcheck, curl, openssl, certutil, chromium, Pillow, requests, httpx (HTTP/2), mitmproxy, WireMock.
+# What the tests use as independent references: cwebp/dwebp/img2webp/webpmux, djpeg/cjpeg, avifenc/avifdec, heif-enc/heif-convert/heif-info, pngcheck, curl, nghttp, openssl, certutil, chromium, Pillow, requests, httpx (HTTP/2), mitmproxy, WireMock.
 test-deps: deps
 	@if ! command -v cwebp >/dev/null 2>&1 || ! command -v dwebp >/dev/null 2>&1 || ! command -v img2webp >/dev/null 2>&1 || ! command -v pngcheck >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then \
 		echo "Installing webp pngcheck curl"; \
@@ -131,6 +131,10 @@ test-deps: deps
 	@if ! command -v avifdec >/dev/null 2>&1 || ! command -v avifenc >/dev/null 2>&1 || ! command -v heif-convert >/dev/null 2>&1 || ! command -v heif-enc >/dev/null 2>&1; then \
 		echo "Installing libavif-bin libheif-examples (avifenc/avifdec, heif-enc/heif-convert/heif-info read and write what the AVIF and HEIC tests check)"; \
 		apt-get -o DPkg::Lock::Timeout=900 update && apt-get -o DPkg::Lock::Timeout=900 install -y libavif-bin libheif-examples; \
+	fi
+	@if ! command -v nghttp >/dev/null 2>&1; then \
+		echo "Installing nghttp2-client (HTTP2FaultPhaseTests read nghttp's frame log)"; \
+		apt-get -o DPkg::Lock::Timeout=900 update && apt-get -o DPkg::Lock::Timeout=900 install -y nghttp2-client; \
 	fi
 	@if ! command -v chromium >/dev/null 2>&1; then \
 		echo "Installing chromium (ChromiumTests load a stubbed page in it; ChromiumHARTests record a HAR with it)"; \

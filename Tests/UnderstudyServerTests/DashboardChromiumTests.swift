@@ -149,6 +149,41 @@ final class DashboardChromiumTests: XCTestCase {
         }
     }
 
+    /// A seeded stub answers 503 to a share of its requests: the rows of those that drew it say
+    /// so ("drew status"), the others do not, live on the open page too.
+    func testRequestsThatDrewAChanceAreMarked() async throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let stubs = StubRegistry(seed: 21)
+        stubs.stub(.path("/flaky.png"), named: "flaky", response: .text("ok").status(503, chance: 0.5))
+        try await withServer(stubs) { server in
+            let base = server.baseURL.absoluteString
+            var codes: [String] = []
+            for index in 0..<8 {
+                codes.append(try curl(["-o", "/dev/null", "-w", "%{http_code}", "\(base)/flaky.png?n=\(index)"]).text)
+            }
+            XCTAssertEqual(Set(codes), ["200", "503"], "the seed draws both ways: \(codes)")
+            XCTAssertEqual(stubs.journal.interactions.map { $0.drawn == [.status] }, codes.map { $0 == "503" })
+
+            let driver = try ChromiumDriver(directory: directory)
+            defer { driver.quit() }
+            try driver.navigate(URL(string: "\(base)/__admin/")!)
+            try driver.wait(until: ##"Number(document.body.dataset.renders) >= 1 && document.querySelectorAll("#journal tr.entry").length === 8"##)
+            let marks = ##"Array.from(document.querySelectorAll("#journal tbody tr.entry")).map((row) => [row.dataset.status, row.querySelector(".drawn") ? row.querySelector(".drawn").textContent : ""])"##
+            let shown = try XCTUnwrap(driver.evaluate(marks) as? [[String]])
+            XCTAssertEqual(shown, codes.reversed().map { [$0, $0 == "503" ? "drew status" : ""] }, "newest first")
+
+            // A request made while the page is open is marked as it arrives.
+            var next = ""
+            for index in 8..<40 where next != "503" {
+                next = try curl(["-o", "/dev/null", "-w", "%{http_code}", "\(base)/flaky.png?n=\(index)"]).text
+                codes.append(next)
+            }
+            XCTAssertEqual(next, "503")
+            try driver.wait(until: "document.querySelectorAll('#journal tr.entry').length === \(codes.count)")
+            XCTAssertEqual(try XCTUnwrap(driver.evaluate(marks) as? [[String]]).first, ["503", "drew status"])
+        }
+    }
+
     func testMarkupInARequestIsShownAsTextNeverRun() async throws {
         try requireEncoding(.webp)
         let stubs = try stubs()

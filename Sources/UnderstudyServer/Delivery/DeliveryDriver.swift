@@ -85,9 +85,16 @@ final class DeliveryDriver {
                 headTime = writer.eventLoop.now
                 writer.writeHead()
             case .sendBody(let range):
-                writer.writeBody(range)
+                // Counted first: a `limit-data` that cuts the write ends the exchange inside it.
                 bodyBytesSent += range.count
+                writer.writeBody(range)
             case .end(let closing):
+                guard !writer.hasDataLimit else {
+                    // A `limit-data` may cut the last bytes on their way (held back for the
+                    // client's flow-control window): journaled once they have left, with what did.
+                    let driver = NIOLoopBound(self, eventLoop: writer.eventLoop)
+                    return writer.end(close: closing) { driver.value.closeAtLimit(or: .completed) }
+                }
                 // Journaled before the last byte leaves, so a client that has its response
                 // always finds it in the journal.
                 close(.completed, headSent: true)
@@ -169,8 +176,16 @@ final class DeliveryDriver {
             gate.leave(ticket)
             held = nil
         }
-        // A connection its `limit-data` closed did not lose its client: the fault ended it.
-        close(writer.dataLimitReached.map { .fault(.limitData($0)) } ?? .cancelled, headSent: headTime != nil)
+        closeAtLimit(or: .cancelled)
+    }
+
+    /// Closes the journal entry as `ending`, or as the `limit-data` fault when the connection's
+    /// limit was reached: a connection the fault closed did not lose its client. The body bytes
+    /// written past the limit never reached the client, and are not counted.
+    private func closeAtLimit(or ending: DeliveryReport.Ending) {
+        guard let limit = writer.dataLimitReached else { return close(ending, headSent: headTime != nil) }
+        if !closed { bodyBytesSent = max(0, bodyBytesSent - limit.unsent) }
+        close(.fault(.limitData(limit.bytes)), headSent: headTime != nil)
     }
 
     private func close(_ ending: DeliveryReport.Ending, headSent: Bool) {

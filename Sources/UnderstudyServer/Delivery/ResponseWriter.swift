@@ -35,9 +35,15 @@ protocol ResponseWriter: AnyObject {
     /// The connection carries at most `bytes` more bytes in all, then closes; a limit set
     /// before on the connection stays.
     func limitData(_ bytes: Int)
-    /// The connection's `limit-data` in bytes, once it has been reached and the connection
-    /// closed; `nil` before, or without a limit.
-    var dataLimitReached: Int? { get }
+    /// The connection's `limit-data`, once it has been reached and the connection closed, with
+    /// the bytes written past it; `nil` before, or without a limit.
+    var dataLimitReached: DataLimitHandler.Limit? { get }
+    /// Whether a `limit-data` is set on the connection and may cut bytes after ``end(close:)``
+    /// returns (bytes written are held before they reach the socket).
+    var hasDataLimit: Bool { get }
+    /// Ends the answer as ``end(close:)`` does, then calls `left` once its last bytes have left
+    /// (or failed to): where a `limit-data` may cut them on their way.
+    func end(close: Bool, then left: @escaping () -> Void)
 }
 
 extension ResponseWriter {
@@ -50,5 +56,11 @@ extension ResponseWriter {
     func drop(reset: Bool) { abort() }
     func endConnection(_ ending: ConnectionEnding) { end(close: false) }
     func limitData(_ bytes: Int) {}
-    var dataLimitReached: Int? { nil }
+    var dataLimitReached: DataLimitHandler.Limit? { nil }
+    // A writer whose writes reach the socket at once: a cut ends the exchange inside the write.
+    var hasDataLimit: Bool { false }
+    func end(close: Bool, then left: @escaping () -> Void) {
+        end(close: close)
+        left()
+    }
 }

@@ -258,7 +258,7 @@ final class HTTP1ResponseWriter: ResponseWriter {
         }
     }
 
-    var dataLimitReached: Int? {
+    var dataLimitReached: DataLimitHandler.Limit? {
         dataLimit.flatMap { $0.isSpent ? $0.limit : nil }
     }
 

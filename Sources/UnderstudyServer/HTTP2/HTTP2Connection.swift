@@ -32,6 +32,8 @@ final class HTTP2Connection: ChannelInboundHandler {
     private var streams: [HTTP2StreamID: HTTP2Stream] = [:]
     private var lastStreamID = HTTP2StreamID(0)
     private var goingAway = false
+    /// The connection's `limit-data`, once an answer set it: one for all its streams.
+    private(set) var dataLimit: DataLimitHandler?
     /// Closes the connection once it has had no stream for the head timeout (see ``awaitStreams()``).
     private var idleTimer: LoopAlarm?
     /// Since when no stream has been open; `nil` while one is.
@@ -234,6 +236,21 @@ final class HTTP2Connection: ChannelInboundHandler {
         guard !goingAway, let context else { return }
         goingAway = true
         context.writeAndFlush(wrapOutboundOut(Self.goAwayFrame(lastStreamID)), promise: nil)
+        // The last stream may have ended already (`shutdown-output-at-end` sends it after).
+        closeIfDone()
+    }
+
+    /// Lets the connection carry `bytes` more in all, its frames below HTTP/2 counted, then
+    /// closes it: every stream on it breaks, as when a link gives out. A limit set before stays.
+    func limitData(_ bytes: Int) {
+        guard dataLimit == nil, let context else { return }
+        let handler = DataLimitHandler(limit: bytes)
+        do {
+            try context.pipeline.syncOperations.addHandler(handler, position: .first)
+            dataLimit = handler
+        } catch {
+            context.close(promise: nil)
+        }
     }
 
     private func closeIfDone() {

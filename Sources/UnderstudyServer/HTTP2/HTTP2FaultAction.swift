@@ -42,9 +42,10 @@ extension Fault {
             return .goAway
         case .disconnectAfterRequest, .disconnectDuringRequestBody, .disconnectDuringResponseBody, .resetDuringResponseBody,
              .shutdownInputAtEnd, .shutdownOutputAtEnd, .slowClose, .timeout, .limitData:
-            // Phase faults are steps of the delivery plan (`drop`, `endConnection`, `limitData`),
-            // never a fault in place of the answer; were one asked for, the nearest is a reset.
-            return .reset(.cancel)
+            // Phase faults are steps of the delivery plan (`drop`, `endConnection`, `limitData`,
+            // see HTTP2ResponseWriter), never a fault in place of the answer; were one asked
+            // for, the nearest is the reset a broken exchange gets.
+            return .reset(.internalError)
         }
     }
 }

@@ -36,7 +36,10 @@ final class HTTP2FramePort {
 
     /// Ends the stream with RST_STREAM carrying `code`.
     func reset(_ code: HTTP2ErrorCode) {
+        // NIO closes the stream as it takes the reset, which detaches the port before the
+        // flush: a reset outside a read (after a wait) would stay unsent until the next one.
+        let connection = self.connection
         write(.rstStream(code))
-        flush()
+        connection?.flush()
     }
 }

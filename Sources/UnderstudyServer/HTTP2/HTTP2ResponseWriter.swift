@@ -25,6 +25,10 @@ final class HTTP2ResponseWriter: ResponseWriter {
     private var resetAfterEnd = false
     private var headPending = false
     private var bodyPending: ByteBuffer?
+    /// Body bytes handed to the writer, and those of them that have left (counted only under a
+    /// `limit-data`, which may cut them).
+    private var bodyBytesHanded = 0
+    private var bodyBytesLeft = 0
 
     init(port: HTTP2FramePort, connection: HTTP2Connection, eventLoop: any EventLoop) {
         self.port = port
@@ -50,6 +54,7 @@ final class HTTP2ResponseWriter: ResponseWriter {
 
     func writeBody(_ range: Range<Int>) {
         guard let wire else { return }
+        bodyBytesHanded += range.count
         writePending(endStream: false)
         bodyPending = wire.body.getSlice(at: wire.body.readerIndex + range.lowerBound, length: range.count)
     }
@@ -73,13 +78,69 @@ final class HTTP2ResponseWriter: ResponseWriter {
         written.futureResult.whenComplete { _ in port.value.reset(.noError) }
     }
 
+    func end(close: Bool, then left: @escaping () -> Void) {
+        guard !resetAfterEnd else {
+            end(close: close)
+            return left()
+        }
+        let written = eventLoop.makePromise(of: Void.self)
+        writePending(endStream: true, promise: written)
+        port.flush()
+        written.futureResult.assumeIsolated().whenComplete { _ in left() }
+    }
+
     func abort() {
-        // A reset drops frames still waiting for flow-control window: it goes once the DATA has left.
+        reset(.internalError)
+    }
+
+    /// A phase fault that breaks the exchange (`disconnect-after-request`,
+    /// `disconnect-during-request-body`, `disconnect-during-response-body`,
+    /// `reset-during-response-body`, and `timeout` once its time is up) resets the stream with
+    /// INTERNAL_ERROR after what was sent of the answer, whether HTTP/1.1 would close with a FIN
+    /// or an RST: the stream has one way to break, and the other streams of the connection go
+    /// on. INTERNAL_ERROR is what servers send when they give up on an answer they owe (a
+    /// handler that failed, a source that broke, a write that timed out), and clients report
+    /// it as the server's failure; CANCEL says the stream is no longer wanted, which servers
+    /// send for requests they stop reading, and which clients may take for their own
+    /// cancellation.
+    func drop(reset: Bool) {
+        self.reset(.internalError)
+    }
+
+    /// The phase faults that end the connection after a whole answer: on HTTP/2 the connection
+    /// belongs to every stream on it, so the answer's own stream ends as usual and
+    /// `shutdown-output-at-end` says what a FIN says on HTTP/1.1 (no next request on this
+    /// connection) the HTTP/2 way: GOAWAY, the streams in flight finishing first.
+    /// `shutdown-input-at-end` and `slow-close` change nothing a client sees on HTTP/2: input
+    /// left unread would stall every stream's flow control, and HTTP/2 clients never wait for
+    /// the close to find where a body ends.
+    func endConnection(_ ending: ConnectionEnding) {
+        guard ending == .shutdownOutput else { return end(close: false) }
+        // After the answer has left: DATA waits for its flush (and window), a GOAWAY would not,
+        // and some clients (Python's h2) take no frames after one.
+        let connection = NIOLoopBound(self.connection, eventLoop: eventLoop)
+        end(close: false) { connection.value.goAway() }
+    }
+
+    func limitData(_ bytes: Int) {
+        connection.limitData(bytes)
+    }
+
+    var hasDataLimit: Bool { connection.dataLimit != nil }
+
+    var dataLimitReached: DataLimitHandler.Limit? {
+        guard let handler = connection.dataLimit, handler.isSpent else { return nil }
+        return DataLimitHandler.Limit(bytes: handler.bytes, unsent: max(0, bodyBytesHanded - bodyBytesLeft))
+    }
+
+    /// Resets the stream with `code` once the DATA written has left: a reset drops frames still
+    /// waiting for flow-control window.
+    private func reset(_ code: HTTP2ErrorCode) {
         let written = eventLoop.makePromise(of: Void.self)
         writePending(endStream: false, promise: written)
         port.flush()
         let port = NIOLoopBound(self.port, eventLoop: eventLoop)
-        written.futureResult.whenComplete { _ in port.value.reset(.internalError) }
+        written.futureResult.whenComplete { _ in port.value.reset(code) }
     }
 
     func perform(_ fault: Fault) -> Bool {
@@ -125,13 +186,32 @@ final class HTTP2ResponseWriter: ResponseWriter {
         }
         if let body = bodyPending {
             bodyPending = nil
-            port.write(.data(.init(data: .byteBuffer(body), endStream: endStream)), promise: promise)
+            writeData(body, endStream: endStream, promise: promise)
             promise = nil
         } else if endStream {
             port.write(.data(.init(data: .byteBuffer(ByteBuffer()), endStream: true)), promise: promise)
             promise = nil
         }
         promise?.succeed()
+    }
+
+    /// Writes a DATA frame of `body`; under a `limit-data`, counts its bytes once they have
+    /// left, the part that left of the frame the limit cut included.
+    private func writeData(_ body: ByteBuffer, endStream: Bool, promise: EventLoopPromise<Void>?) {
+        let frame = HTTP2Frame.FramePayload.data(.init(data: .byteBuffer(body), endStream: endStream))
+        guard connection.dataLimit != nil else { return port.write(frame, promise: promise) }
+        let written = eventLoop.makePromise(of: Void.self)
+        let size = body.readableBytes
+        let writer = NIOLoopBound(self, eventLoop: eventLoop)
+        written.futureResult.whenComplete { result in
+            switch result {
+            case .success: writer.value.bodyBytesLeft += size
+            case .failure(let cut as DataLimitHandler.Cut): writer.value.bodyBytesLeft += max(0, size - cut.unsent)
+            case .failure: break
+            }
+        }
+        if let promise { written.futureResult.cascade(to: promise) }
+        port.write(frame, promise: written)
     }
 }
 
