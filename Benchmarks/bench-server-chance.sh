@@ -52,37 +52,7 @@ for path in "${paths[@]}"; do
     [ "$(curl -sf "$base$path" | sha256sum)" = "$want" ] || die "$path does not answer the bytes of $image"
 done
 
-run_wrk() {
-    local out
-    out="$(wrk -t2 -c"$2" -d"$3s" "$1")"
-    awk '/^Requests\/sec:/ { print $2 }' <<<"$out"
-}
-
 echo "understudy serve --seed 1 :$understudy_port; photo.jpg, $(stat -c %s "$image") bytes, plain and with '$chance'"
-echo "wrk -t2 -c{16,64} -d${duration}s, $rounds rounds, the two paths alternating; warm-up ${warmup}s each"
-for path in "${paths[@]}"; do run_wrk "$base$path" 64 "$warmup" >/dev/null; done
-
-declare -A results
-for round in $(seq "$rounds"); do
-    order=("${paths[@]}")
-    if (( round % 2 == 0 )); then order=("${paths[1]}" "${paths[0]}"); fi
-    for c in 16 64; do
-        for path in "${order[@]}"; do
-            results["$path $c"]+="$(run_wrk "$base$path" "$c" "$duration") "
-        done
-    done
-done
-
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-status=0
-printf '%-6s %14s %14s %8s\n' conns "chance req/s" "plain req/s" ratio
-for c in 16 64; do
-    h="$(median <<<"${results["${paths[0]} $c"]}")"
-    f="$(median <<<"${results["${paths[1]} $c"]}")"
-    ratio="$(awk -v h="$h" -v f="$f" 'BEGIN { printf "%.2f", h / f }')"
-    verdict=PASS
-    if awk -v r="$ratio" -v t="$target" 'BEGIN { exit !(r < t) }'; then verdict=FAIL; status=1; fi
-    printf '%-6s %14.0f %14.0f %7sx %s (target >= %sx)\n' "$c" "$h" "$f" "$ratio" "$verdict" "$target"
-    echo "       rounds: chance ${results["${paths[0]} $c"]}; plain ${results["${paths[1]} $c"]}"
-done
+source Benchmarks/paired-paths.sh
+paired_paths chance "$base${paths[0]}" plain "$base${paths[1]}"
 exit "$status"
