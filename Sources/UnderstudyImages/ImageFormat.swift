@@ -1,16 +1,13 @@
-/// The format an image response is served in, and the encoding a transcode writes.
+/// An image encoding: what an encoder writes and a transcode produces.
 ///
 /// `.png`, `.webp(quality:)`, `.webpLossless`, `.jpeg(quality:)`, `.jpegProgressive(quality:)`,
-/// `.avif(quality:speed:)`, `.heic(quality:)` and `.gif` name an encoding (their ``kind`` is the
-/// format of the bytes written); `.original` serves the source bytes as they are, and
-/// `.negotiated(among:)` lets the request's `Accept` header choose among formats. Resolving
-/// those two is the HTTP layer's job: ``ImageTranscoder`` and ``RGBAImage/encoded(as:)`` take an
-/// encoding and refuse them.
+/// `.avif(quality:speed:)`, `.heic(quality:)` and `.gif`, each with the format of its bytes
+/// (``kind``). Serving a source's own bytes or the format an `Accept` header chooses is the
+/// response's choice, not an encoding: Understudy's `ServedImageFormat` holds it.
 ///
 /// ```swift
 /// .jpeg(quality: 85)
-/// .negotiated                          // WebP or PNG
-/// .negotiated(among: [.webp, .jpeg])   // as an image CDN does
+/// .webp                 // lossy WebP at the stub files' default quality
 /// ```
 public enum ImageFormat: Sendable, Hashable, CustomStringConvertible {
     /// PNG, lossless (8-bit RGBA, or RGB when every pixel is opaque).
@@ -34,15 +31,6 @@ public enum ImageFormat: Sendable, Hashable, CustomStringConvertible {
     /// GIF with a palette chosen from the image by median cut (see ``RGBAImage/gifData()``);
     /// pixels with alpha 0 transparent; an animation stays animated.
     case gif
-    /// The source's own bytes, untouched.
-    case original
-    /// One of `formats`, chosen by the request's `Accept` header: the one it admits with the
-    /// highest q; among equal q, one the header names explicitly before one admitted only by
-    /// `image/*` or `*/*`; then the earlier in the list; 406 when it admits none.
-    case negotiated(among: [ImageKind])
-
-    /// WebP or PNG, chosen by the request's `Accept` header: `.negotiated(among: [.webp, .png])`.
-    public static var negotiated: ImageFormat { .negotiated(among: defaultNegotiatedKinds) }
 
     /// Lossy WebP at the quality stub files use when they name none (``defaultWebPQuality``):
     /// `as: .webp` in Swift is `as: webp` in a stub file.
@@ -65,16 +53,12 @@ public enum ImageFormat: Sendable, Hashable, CustomStringConvertible {
     /// The AVIF encoder speed of `.avif`, and of `avif` in stub files.
     public static let defaultAVIFSpeed = 8
 
-    /// The formats `.negotiated` offers: WebP, then PNG.
-    public static let defaultNegotiatedKinds: [ImageKind] = [.webp, .png]
-
-    /// The format of the bytes this encoding writes, or `nil` for `.original` and `.negotiated`,
-    /// which name no encoding.
+    /// The format of the bytes this encoding writes.
     ///
     /// ```swift
-    /// ImageFormat.jpegProgressive(quality: 85).kind?.mimeType   // "image/jpeg"
+    /// ImageFormat.jpegProgressive(quality: 85).kind.mimeType   // "image/jpeg"
     /// ```
-    public var kind: ImageKind? {
+    public var kind: ImageKind {
         switch self {
         case .png: .png
         case .webp, .webpLossless: .webp
@@ -82,13 +66,12 @@ public enum ImageFormat: Sendable, Hashable, CustomStringConvertible {
         case .avif: .avif
         case .heic: .heic
         case .gif: .gif
-        case .original, .negotiated: nil
         }
     }
 
     /// A stable spelling, used in cache keys: `png`, `webp(q=80)`, `webp-lossless`, `jpeg(q=85)`,
     /// `jpeg-progressive(q=85)`, `avif(q=60,s=8)`, `heic(q=60)`, `gif` (options clamped to their
-    /// range), `original`, `negotiated(webp,png)`.
+    /// range).
     public var description: String {
         switch self {
         case .png: "png"
@@ -99,8 +82,6 @@ public enum ImageFormat: Sendable, Hashable, CustomStringConvertible {
         case .avif(let quality, let speed): "avif(q=\(Self.clampedQuality(quality)),s=\(Self.clampedSpeed(speed)))"
         case .heic(let quality): "heic(q=\(Self.clampedQuality(quality)))"
         case .gif: "gif"
-        case .original: "original"
-        case .negotiated(let kinds): "negotiated(\(kinds.map(\.rawValue).joined(separator: ",")))"
         }
     }
 }
@@ -118,7 +99,7 @@ extension ImageFormat {
         case .jpegProgressive(let quality): .jpegProgressive(quality: Self.clampedJPEGQuality(quality))
         case .avif(let quality, let speed): .avif(quality: Self.clampedQuality(quality), speed: Self.clampedSpeed(speed))
         case .heic(let quality): .heic(quality: Self.clampedQuality(quality))
-        case .png, .webpLossless, .gif, .original, .negotiated: self
+        case .png, .webpLossless, .gif: self
         }
     }
 
@@ -126,12 +107,12 @@ extension ImageFormat {
     var animates: Bool {
         switch self {
         case .webp, .webpLossless, .avif, .gif: true
-        case .png, .jpeg, .jpegProgressive, .heic, .original, .negotiated: false
+        case .png, .jpeg, .jpegProgressive, .heic: false
         }
     }
 
     /// The format in words, for messages: `PNG`, `WebP at quality 80`, `lossless WebP`,
-    /// `progressive JPEG at quality 85`, `AVIF at quality 60, speed 8`, `its original bytes`.
+    /// `progressive JPEG at quality 85`, `AVIF at quality 60, speed 8`.
     package var inWords: String {
         switch self {
         case .png: "PNG"
@@ -142,19 +123,6 @@ extension ImageFormat {
         case .avif(let quality, let speed): "AVIF at quality \(quality), speed \(speed)"
         case .heic(let quality): "HEIC at quality \(quality)"
         case .gif: "GIF"
-        case .original: "its original bytes"
-        case .negotiated: "the negotiated format"
         }
-    }
-
-    /// ``kind``, for code that encodes: `.original` and `.negotiated` name no encoding to write.
-    package func encodedKind() throws -> ImageKind {
-        guard let kind else {
-            throw ImageError(
-                .invalidArgument,
-                "cannot encode as \(self): it names no encoding; .original and .negotiated(among:) are resolved per request by the server, so name one of png, webp, webpLossless, jpeg, jpegProgressive, avif, heic or gif"
-            )
-        }
-        return kind
     }
 }

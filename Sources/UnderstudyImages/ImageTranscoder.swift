@@ -109,7 +109,7 @@ public final class ImageTranscoder: Sendable {
     /// ```
     /// - Parameters:
     ///   - data: A PNG, WebP, JPEG, GIF, AVIF or HEIC image (an animation gives its first frame).
-    ///   - target: The encoding wanted: any format but `.original` and `.negotiated(among:)`.
+    ///   - target: The encoding wanted.
     ///   - resize: A size to scale to first, if any; the result must be within ``pixelLimit``.
     ///   - damage: A defect to put into the encoded bytes, if any (see ``ImageDamage``).
     /// - Returns: The encoded image.
@@ -127,7 +127,7 @@ public final class ImageTranscoder: Sendable {
     /// elsewhere.
     /// - Parameters:
     ///   - data: A PNG, WebP, JPEG, GIF, AVIF or HEIC image.
-    ///   - target: The encoding wanted: any format but `.original` and `.negotiated(among:)`.
+    ///   - target: The encoding wanted.
     ///   - resize: A size to scale to first, if any.
     ///   - damage: A defect to put into the encoded bytes, if any.
     /// - Throws: ``ImageError``.
@@ -150,7 +150,7 @@ public final class ImageTranscoder: Sendable {
     /// ```
     /// - Parameters:
     ///   - source: The image.
-    ///   - target: The encoding wanted: any format but `.original` and `.negotiated(among:)`.
+    ///   - target: The encoding wanted.
     ///   - resize: A size to scale to first (each frame of an animation), if any.
     ///   - damage: A defect to put into the encoded bytes, if any.
     /// - Throws: ``ImageError``, including `.unreadableFile`.
@@ -180,7 +180,7 @@ public final class ImageTranscoder: Sendable {
     /// elsewhere.
     /// - Parameters:
     ///   - source: The image.
-    ///   - target: The encoding wanted: any format but `.original` and `.negotiated(among:)`.
+    ///   - target: The encoding wanted.
     ///   - resize: A size to scale to first, if any.
     ///   - damage: A defect to put into the encoded bytes, if any.
     /// - Throws: ``ImageError``.
@@ -295,7 +295,6 @@ public final class ImageTranscoder: Sendable {
     private func transcodeUncached(
         _ data: Data, to target: ImageFormat, resize: ImageResize?, damage: ImageDamage?
     ) throws -> Data {
-        _ = try target.encodedKind()  // before decoding: `.original` and `.negotiated` encode nothing
         state.withLock { $0.statistics.decodes += 1 }
         let image: RGBAImage
         if let resize {
@@ -312,7 +311,6 @@ public final class ImageTranscoder: Sendable {
     private func generateUncached(
         _ source: ImageSource, as target: ImageFormat, resize: ImageResize?, damage: ImageDamage?
     ) throws -> Data {
-        _ = try target.encodedKind()
         state.withLock { $0.statistics.generations += 1 }
         var frames: [RGBAImage]
         var animation: Duration?

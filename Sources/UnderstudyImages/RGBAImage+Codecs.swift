@@ -111,7 +111,7 @@ extension RGBAImage {
 
     /// Encodes the image in an encoding.
     /// - Parameter target: PNG, lossy or lossless WebP, baseline or progressive JPEG, AVIF, HEIC
-    ///   or GIF; `.original` and `.negotiated(among:)` name no encoding and throw.
+    ///   or GIF.
     /// - Throws: ``ImageError``.
     public func encoded(as target: ImageFormat) throws -> Data {
         try ImageCodecs.encode(self, as: target)

@@ -40,27 +40,10 @@ final class ImageKindTests: XCTestCase {
         XCTAssertEqual(ImageFormat.webpLossless.kind, .webp)
         XCTAssertEqual(ImageFormat.jpegProgressive(quality: 70).kind, .jpeg)
         XCTAssertEqual(ImageFormat.avif(quality: 60, speed: 8).kind, .avif)
-        XCTAssertNil(ImageFormat.original.kind)
-        XCTAssertNil(ImageFormat.negotiated.kind)
-        XCTAssertEqual(ImageFormat.webp(quality: 60).kind?.mimeType, "image/webp")
-        XCTAssertEqual(ImageFormat.png.kind?.mimeType, "image/png")
+        XCTAssertEqual(ImageFormat.gif.kind, .gif)
+        XCTAssertEqual(ImageFormat.webp(quality: 60).kind.mimeType, "image/webp")
+        XCTAssertEqual(ImageFormat.png.kind.mimeType, "image/png")
         XCTAssertEqual("\(ImageFormat.webp(quality: 150))", "webp(q=100)")
         XCTAssertEqual("\(ImageFormat.avif(quality: -5, speed: 12))", "avif(q=0,s=10)")
-        XCTAssertEqual("\(ImageFormat.negotiated)", "negotiated(webp,png)")
-    }
-
-    func testEncodingRefusesFormatsThatNameNoEncoding() throws {
-        let image = try ImageGenerator.generate(width: 4, height: 4, pattern: .checkerboard)
-        let transcoder = ImageTranscoder()
-        for format in [ImageFormat.original, .negotiated] {
-            XCTAssertThrowsError(try image.encoded(as: format)) { error in
-                XCTAssertEqual((error as? ImageError)?.code, .invalidArgument)
-                XCTAssertTrue("\(error)".contains("names no encoding"), "\(error)")
-            }
-            XCTAssertThrowsError(try transcoder.transcodeSync(image.pngData(), to: format)) { error in
-                XCTAssertEqual((error as? ImageError)?.code, .invalidArgument)
-            }
-        }
-        XCTAssertEqual(transcoder.statistics.decodes, 0, "refused before any codec work")
     }
 }

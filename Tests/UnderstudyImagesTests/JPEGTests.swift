@@ -139,7 +139,7 @@ final class JPEGTests: XCTestCase {
         XCTAssertEqual(try RGBAImage(decoding: png), try RGBAImage(decoding: jpeg))
         XCTAssertEqual(ImageFormat.jpeg(quality: 0).description, "jpeg(q=1)")
         XCTAssertEqual(ImageFormat.jpegProgressive(quality: 200).description, "jpeg-progressive(q=100)")
-        XCTAssertEqual(ImageFormat.jpeg(quality: 85).kind?.mimeType, "image/jpeg")
+        XCTAssertEqual(ImageFormat.jpeg(quality: 85).kind.mimeType, "image/jpeg")
     }
 
     // MARK: - Errors

@@ -32,7 +32,7 @@ final class ImageNegotiationTests: XCTestCase {
         ("IMAGE/WEBP;Q=0.9, Image/PNG", "image/png"),
     ]
 
-    private func registry(serving format: ImageFormat = .negotiated) -> StubRegistry {
+    private func registry(serving format: ServedImageFormat = .negotiated) -> StubRegistry {
         let stubs = StubRegistry(transcoder: ImageTranscoder())
         stubs.stub(.any, response: .image(.generated(width: 8, height: 8, pattern: .checkerboard), as: format))
         return stubs

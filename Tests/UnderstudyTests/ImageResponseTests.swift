@@ -125,7 +125,7 @@ final class ImageResponseTests: XCTestCase {
         func fetch(_ request: StubRequest) async throws -> UpstreamResponse { response }
     }
 
-    private func forward(_ body: Data, type: String, transcode: ImageFormat?, accept: String? = nil) async -> StubAnswer {
+    private func forward(_ body: Data, type: String, transcode: ServedImageFormat?, accept: String? = nil) async -> StubAnswer {
         let stubs = StubRegistry(transcoder: ImageTranscoder())
         stubs.stub(.any, response: .forward(to: URL(string: "http://upstream.test"), transcode: transcode))
         let upstream = FixedUpstream(response: UpstreamResponse(

@@ -98,7 +98,7 @@ final class StubFileAVIFHEICGIFTests: XCTestCase {
     /// their default quality: `as: .webp` and `as: webp` give the same bytes.
     func testEachFormatSpelledInSwiftAsStubFilesSpellItGivesTheSameBytes() async throws {
         let names = ["webp", "jpeg", "jpeg-progressive", "avif", "heic"]
-        let formats: [ImageFormat] = [.webp, .jpeg, .jpegProgressive, .avif, .heic]
+        let formats: [ServedImageFormat] = [.webp, .jpeg, .jpegProgressive, .avif, .heic]
         let (stubs, _) = try registry("stubs:\n" + names.map { name in
             "  - request: { path: /\(name) }\n    response: { image: { generate: { width: 24, height: 16, pattern: photo }, as: \(name) } }\n"
         }.joined())
@@ -120,6 +120,9 @@ final class StubFileAVIFHEICGIFTests: XCTestCase {
         }
         XCTAssertEqual(ImageFormat.webp, .webp(quality: 80))
         XCTAssertEqual(ImageFormat.avif, .avif(quality: 60, speed: 8))
+        XCTAssertEqual(ServedImageFormat.webp, .encoded(.webp(quality: 80)))
+        XCTAssertEqual(ServedImageFormat.jpegProgressive, .encoded(.jpegProgressive(quality: 85)))
+        XCTAssertEqual(ServedImageFormat.heic(quality: 50), .encoded(.heic(quality: 50)))
     }
 
     func testGeneratedAnimationsAreAnimatedAVIFAndGIFAndHEICIsTheFirstFrame() async throws {

@@ -76,7 +76,7 @@ final class URLSessionImageResizeTests: XCTestCase {
         try requireEncoding(.webp, .jpeg)
         let stubs = StubRegistry(transcoder: ImageTranscoder())
         let photo = ImageSource.generated(width: 120, height: 90, pattern: .photo)
-        let formats: [(String, ImageFormat, String)] = [("png", .png, "image/png"), ("jpg", .jpeg(quality: 85), "image/jpeg"),
+        let formats: [(String, ServedImageFormat, String)] = [("png", .png, "image/png"), ("jpg", .jpeg(quality: 85), "image/jpeg"),
                                                         ("webp", .webp(quality: 80), "image/webp")]
         for (ext, format, _) in formats {
             for damage in ImageDamage.allCases {

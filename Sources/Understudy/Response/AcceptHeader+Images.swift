@@ -2,7 +2,7 @@ import UnderstudyImages
 
 extension AcceptHeader {
     /// The image formats `.negotiated` responses offer by default, in order of preference on ties.
-    public static let offeredImageKinds: [ImageKind] = ImageFormat.defaultNegotiatedKinds
+    public static let offeredImageKinds: [ImageKind] = ServedImageFormat.defaultNegotiatedKinds
 
     /// The format a `.negotiated` image response is served in: WebP when the header admits it
     /// with a q at least PNG's, else PNG when admitted, else `nil` (answer 406).

@@ -35,20 +35,11 @@ struct ImageOptions: Sendable {
 }
 
 extension StubResponse {
-    /// The JPEG quality `.negotiated` and `.original` use when they must encode a JPEG.
-    static let negotiatedJPEGQuality = 85
-    /// The WebP quality `.negotiated` and `.original` use when they must encode a lossy source.
-    static let negotiatedWebPQuality = 80
-    /// The AVIF and HEIC quality `.negotiated` and `.original` use (the stub files' default).
-    static let negotiatedAVIFQuality = 60
-    /// The AVIF encoder speed `.negotiated` and `.original` use (the stub files' default).
-    static let negotiatedAVIFSpeed = 8
-
     /// The bytes of `source` in `format` for `request`, or a 406 answer.
     /// - Throws: ``RenderError``: 400 for resize parameters that are not positive integers or
     ///   ask for too many pixels, 500 naming the source, the format and the codec's reason.
     static func renderImage(
-        _ source: ImageSource, as format: ImageFormat, options: ImageOptions = .none, described: String? = nil,
+        _ source: ImageSource, as format: ServedImageFormat, options: ImageOptions = .none, described: String? = nil,
         for request: StubRequest, context: RenderContext
     ) async throws -> ImageAnswer {
         let transcoder = context.transcoder ?? .shared
@@ -62,7 +53,7 @@ extension StubResponse {
                 if source.isGenerated {
                     let target: ImageFormat = if case .animated = source { .webpLossless } else { .png }
                     let produced = try await transcoder.render(source, as: target, resize: resize, damage: damage)
-                    return ImageAnswer(body: produced, contentType: try target.encodedKind().mimeType, variesByAccept: false)
+                    return ImageAnswer(body: produced, contentType: target.kind.mimeType, variesByAccept: false)
                 }
                 let data = try source.originalData(pixelLimit: transcoder.pixelLimit)
                 var contentType = MediaType.sniff(data) ?? "application/octet-stream"
@@ -74,7 +65,7 @@ extension StubResponse {
                     throw RenderError("cannot resize \(name): \(MediaType.sniff(data) ?? "its bytes are not an image"); expected PNG, WebP, JPEG, GIF, AVIF or HEIC")
                 }
                 let produced = try await transcoder.render(source, as: target, resize: resize, damage: damage)
-                return ImageAnswer(body: produced, contentType: try target.encodedKind().mimeType, variesByAccept: false)
+                return ImageAnswer(body: produced, contentType: target.kind.mimeType, variesByAccept: false)
 
             case .negotiated(let kinds):
                 let accept = AcceptHeader(acceptValue(of: request))
@@ -102,9 +93,9 @@ extension StubResponse {
                 }
                 return ImageAnswer(body: produced, contentType: kind.mimeType, variesByAccept: true)
 
-            case .png, .webp, .webpLossless, .jpeg, .jpegProgressive, .avif, .heic, .gif:
-                let produced = try await transcoder.render(source, as: format, resize: resize, damage: damage)
-                return ImageAnswer(body: produced, contentType: try format.encodedKind().mimeType, variesByAccept: false)
+            case .encoded(let target):
+                let produced = try await transcoder.render(source, as: target, resize: resize, damage: damage)
+                return ImageAnswer(body: produced, contentType: target.kind.mimeType, variesByAccept: false)
             }
         } catch let error as ImageError where error.code == .invalidResize {
             throw RenderError(status: 400, "400 Bad Request: the resize asked for (\(resolved?.origin ?? "the stub's")) cannot be done: \(error)\n")
@@ -113,28 +104,29 @@ extension StubResponse {
         }
     }
 
-    /// The encoding `.negotiated` serves `kind` in when it cannot pass the source through.
+    /// The encoding `.negotiated` serves `kind` in when it cannot pass the source through: a
+    /// lossy one at the stub files' default quality.
     static func negotiatedTarget(_ kind: ImageKind, sourceIsLossy: Bool) -> ImageFormat {
         switch kind {
-        case .webp: sourceIsLossy ? .webp(quality: negotiatedWebPQuality) : .webpLossless
-        case .jpeg: .jpeg(quality: negotiatedJPEGQuality)
-        case .avif: .avif(quality: negotiatedAVIFQuality, speed: negotiatedAVIFSpeed)
-        case .heic: .heic(quality: negotiatedAVIFQuality)
+        case .webp: sourceIsLossy ? .webp : .webpLossless
+        case .jpeg: .jpeg
+        case .avif: .avif
+        case .heic: .heic
         case .gif: .gif
         case .png: .png
         }
     }
 
-    /// The encoding that keeps a resized `.original` in its own format: JPEG at quality 85
-    /// (progressive when the source is), WebP lossy at 80 or lossless as the source was, PNG,
-    /// AVIF and HEIC at quality 60 (AVIF at speed 8), GIF.
+    /// The encoding that keeps a resized `.original` in its own format, lossy ones at the stub
+    /// files' default quality: JPEG (progressive when the source is), WebP lossy or lossless as
+    /// the source was, PNG, AVIF, HEIC, GIF.
     static func sameFormatTarget(_ kind: ImageKind, _ data: Data) -> ImageFormat? {
         switch kind {
         case .png: .png
-        case .webp: isLossy(data) ? .webp(quality: negotiatedWebPQuality) : .webpLossless
-        case .jpeg: isProgressiveJPEG(data) ? .jpegProgressive(quality: negotiatedJPEGQuality) : .jpeg(quality: negotiatedJPEGQuality)
-        case .avif: .avif(quality: negotiatedAVIFQuality, speed: negotiatedAVIFSpeed)
-        case .heic: .heic(quality: negotiatedAVIFQuality)
+        case .webp: isLossy(data) ? .webp : .webpLossless
+        case .jpeg: isProgressiveJPEG(data) ? .jpegProgressive : .jpeg
+        case .avif: .avif
+        case .heic: .heic
         case .gif: .gif
         }
     }
@@ -170,7 +162,7 @@ extension StubResponse {
     /// A canned body (data or file) converted to `format`.
     /// - Throws: ``RenderError`` (500) when the body is not an image or cannot be decoded.
     static func transcodeCanned(
-        _ data: Data, described: String, to format: ImageFormat, for request: StubRequest, context: RenderContext
+        _ data: Data, described: String, to format: ServedImageFormat, for request: StubRequest, context: RenderContext
     ) async throws -> ImageAnswer {
         if format == .original {
             return ImageAnswer(body: data, contentType: MediaType.sniff(data) ?? "application/octet-stream", variesByAccept: false)
@@ -185,7 +177,7 @@ extension StubResponse {
     /// unchanged).
     /// - Throws: ``RenderError`` (502) when the upstream's image cannot be decoded.
     static func transcodeForwarded(
-        _ data: Data, from url: URL, to format: ImageFormat, for request: StubRequest, context: RenderContext
+        _ data: Data, from url: URL, to format: ServedImageFormat, for request: StubRequest, context: RenderContext
     ) async throws -> ImageAnswer? {
         guard format != .original, let kind = ImageKind.detect(data) else { return nil }
         do {

@@ -25,7 +25,7 @@ public struct StubResponse: Sendable {
         case file(URL)
         case redirect(to: String)
         case failure(Fault)
-        case image(ImageSource, as: ImageFormat, options: ImageOptions)
+        case image(ImageSource, as: ServedImageFormat, options: ImageOptions)
         /// Forwarded upstream, with headers added to (or replacing those of) the request.
         case forward(to: URL?, adding: HeaderFields)
     }
@@ -61,7 +61,7 @@ public struct StubResponse: Sendable {
         set { writable.value.truncateAfter = newValue }
     }
     /// The format a canned or forwarded image body is converted to, if any (see ``transcoded(to:)``).
-    public private(set) var transcode: ImageFormat? {
+    public private(set) var transcode: ServedImageFormat? {
         get { storage.value.transcode }
         set { writable.value.transcode = newValue }
     }
@@ -147,7 +147,7 @@ public struct StubResponse: Sendable {
         var delay: Delay?
         var bandwidth: Bandwidth?
         var truncateAfter: Int?
-        var transcode: ImageFormat?
+        var transcode: ServedImageFormat?
         var infersContentType = true
         var cachePolicy: CachePolicy?
         var rangesEnabled: Bool?
@@ -249,12 +249,13 @@ public struct StubResponse: Sendable {
     /// ```
     /// - Parameters:
     ///   - source: a file, bytes, a generated image or an animation.
-    ///   - format: the encoding to serve; the source's own bytes by default.
+    ///   - format: an encoding, the source's own bytes (the default) or negotiation (see
+    ///     ``ServedImageFormat``).
     ///   - resize: a size to scale to, fixed or from the query (see ``Resize``); a bad query
     ///     value answers 400 naming the parameter.
     ///   - damage: a defect put into the encoded bytes (see `ImageDamage`); Content-Type stays.
     public static func image(
-        _ source: ImageSource, as format: ImageFormat = .original, resize: Resize? = nil, damage: ImageDamage? = nil
+        _ source: ImageSource, as format: ServedImageFormat = .original, resize: Resize? = nil, damage: ImageDamage? = nil
     ) -> StubResponse {
         StubResponse(body: .image(source, as: format, options: ImageOptions(resize: resize, damage: damage)))
     }
@@ -274,7 +275,7 @@ public struct StubResponse: Sendable {
     ///   - headers: headers set on the forwarded request, replacing the client's of the same
     ///     name (WireMock's `additionalProxyRequestHeaders`).
     ///   - transcode: the format to convert an image body to; `nil` leaves the body as received.
-    public static func forward(to base: URL? = nil, adding headers: HeaderFields = [:], transcode: ImageFormat? = nil) -> StubResponse {
+    public static func forward(to base: URL? = nil, adding headers: HeaderFields = [:], transcode: ServedImageFormat? = nil) -> StubResponse {
         var response = StubResponse(body: .forward(to: base, adding: headers))
         response.transcode = transcode
         return response
@@ -304,7 +305,7 @@ public struct StubResponse: Sendable {
     /// ```swift
     /// .file(catWebP).transcoded(to: .negotiated)
     /// ```
-    public func transcoded(to format: ImageFormat) -> StubResponse {
+    public func transcoded(to format: ServedImageFormat) -> StubResponse {
         var copy = self
         if case .image(let source, _, let options) = body {
             copy.body = .image(source, as: format, options: options)

@@ -151,7 +151,7 @@ extension StubFileParser {
             }
         }
         guard issues.count == issuesBefore, let source else { return nil }
-        let format: ImageFormat
+        let format: ServedImageFormat
         switch formatName {
         case "png": format = .png
         case "webp": format = .webp(quality: quality?.value ?? Self.defaultWebPQuality)
@@ -161,7 +161,7 @@ extension StubFileParser {
         case "avif": format = .avif(quality: quality?.value ?? Self.defaultAVIFQuality, speed: speed?.value ?? Self.defaultAVIFSpeed)
         case "heic": format = .heic(quality: quality?.value ?? Self.defaultAVIFQuality)
         case "gif": format = .gif
-        case "negotiate": format = .negotiated(among: formats?.kinds ?? ImageFormat.defaultNegotiatedKinds)
+        case "negotiate": format = .negotiated(among: formats?.kinds ?? ServedImageFormat.defaultNegotiatedKinds)
         default: format = .original
         }
         if let asNode, let problem = Self.encodingProblem(format) {
@@ -347,11 +347,15 @@ extension StubFileParser {
         }
     }
 
-    /// Why this build cannot serve `format` (``ImageFormat/canEncode``): the format, the
+    /// Why this build cannot serve `format` (``ServedImageFormat/canServe``): the format, the
     /// platform and what to do instead. `nil` when it can.
-    static func encodingProblem(_ format: ImageFormat) -> String? {
-        guard !format.canEncode else { return nil }
-        let kind: ImageKind? = if case .negotiated(let kinds) = format { kinds.first } else { format.kind }
+    static func encodingProblem(_ format: ServedImageFormat) -> String? {
+        guard !format.canServe else { return nil }
+        let kind: ImageKind? = switch format {
+        case .encoded(let encoding): encoding.kind
+        case .negotiated(let kinds): kinds.first
+        case .original: nil
+        }
         return kind.map { "\(ImageError.cannotEncode($0))" }
     }
 }

@@ -148,7 +148,7 @@ extension StubFileParser {
             report(status.node, join(path, "status"),
                    "a redirect takes its status inside 'redirect'; expected redirect: {to: ..., status: \(status.value)}")
         }
-        var transcodeFormat: ImageFormat?
+        var transcodeFormat: ServedImageFormat?
         if let transcode, let format = parseTranscode(transcode.node, path: transcode.path) {
             transcodeFormat = format
             checkTranscodable(bodyKey: bodyKey, bodyNode: bodyNode, response: response, transcodeNode: transcode.node, path: transcode.path)

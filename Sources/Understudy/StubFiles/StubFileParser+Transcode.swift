@@ -4,7 +4,7 @@ internal import Yams
 
 extension StubFileParser {
     /// `png | webp | webp-lossless | jpeg | jpeg-progressive | avif | heic | gif | negotiate`.
-    mutating func parseTranscode(_ node: Node, path: String) -> ImageFormat? {
+    mutating func parseTranscode(_ node: Node, path: String) -> ServedImageFormat? {
         guard let format = parseTranscodeName(node, path: path) else { return nil }
         if let problem = Self.encodingProblem(format) {
             report(node, path, problem)
@@ -13,7 +13,7 @@ extension StubFileParser {
         return format
     }
 
-    private mutating func parseTranscodeName(_ node: Node, path: String) -> ImageFormat? {
+    private mutating func parseTranscodeName(_ node: Node, path: String) -> ServedImageFormat? {
         guard let name = string(node, path, expected: "an image format") else { return nil }
         switch name {
         case "png": return .png

@@ -184,7 +184,7 @@ package enum StubFileWriter {
         }
     }
 
-    private static func image(_ source: ImageSource, _ format: ImageFormat, _ options: ImageOptions) throws(Unwritable) -> [String: JSONValue] {
+    private static func image(_ source: ImageSource, _ format: ServedImageFormat, _ options: ImageOptions) throws(Unwritable) -> [String: JSONValue] {
         var image: [String: JSONValue] = [:]
         switch source {
         case .file(let url): image["base64"] = .string(try contents(of: url).base64EncodedString())
@@ -199,14 +199,14 @@ package enum StubFileWriter {
         }
         image["as"] = .string(try formatName(format))
         switch format {
-        case .webp(let quality), .jpeg(let quality), .jpegProgressive(let quality), .heic(let quality):
+        case .encoded(.webp(let quality)), .encoded(.jpeg(let quality)), .encoded(.jpegProgressive(let quality)), .encoded(.heic(let quality)):
             image["quality"] = .number(Double(quality))
-        case .avif(let quality, let speed):
+        case .encoded(.avif(let quality, let speed)):
             image["quality"] = .number(Double(quality))
             image["speed"] = .number(Double(speed))
         case .negotiated(let kinds):
             image["formats"] = .array(kinds.map { .string($0.rawValue) })
-        case .png, .webpLossless, .gif, .original:
+        case .encoded(.png), .encoded(.webpLossless), .encoded(.gif), .original:
             break
         }
         if let resize = options.resize {
@@ -238,16 +238,16 @@ package enum StubFileWriter {
     }
 
     /// The name a stub file gives a format (`as:` and `transcode:`).
-    private static func formatName(_ format: ImageFormat) throws(Unwritable) -> String {
+    private static func formatName(_ format: ServedImageFormat) throws(Unwritable) -> String {
         switch format {
-        case .png: "png"
-        case .webp: "webp"
-        case .webpLossless: "webp-lossless"
-        case .jpeg: "jpeg"
-        case .jpegProgressive: "jpeg-progressive"
-        case .avif: "avif"
-        case .heic: "heic"
-        case .gif: "gif"
+        case .encoded(.png): "png"
+        case .encoded(.webp): "webp"
+        case .encoded(.webpLossless): "webp-lossless"
+        case .encoded(.jpeg): "jpeg"
+        case .encoded(.jpegProgressive): "jpeg-progressive"
+        case .encoded(.avif): "avif"
+        case .encoded(.heic): "heic"
+        case .encoded(.gif): "gif"
         case .original: "original"
         case .negotiated: "negotiate"
         }

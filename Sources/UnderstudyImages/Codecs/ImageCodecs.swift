@@ -28,16 +28,14 @@ enum ImageCodecs {
 
     /// Encodes one image for `target`.
     static func encode(_ image: RGBAImage, as target: ImageFormat) throws -> Data {
-        let kind = try target.encodedKind()
-        guard CodecBackend.canEncode(kind) else { throw ImageError.cannotEncode(kind) }
+        guard CodecBackend.canEncode(target.kind) else { throw ImageError.cannotEncode(target.kind) }
         return try CodecBackend.encode(image, as: target)
     }
 
     /// Encodes an animation for `target`: WebP, AVIF and GIF animate; any other target is
     /// given the first frame.
     static func encodeAnimation(_ frames: [RGBAImage], frameDuration: Duration, as target: ImageFormat) throws -> Data {
-        let kind = try target.encodedKind()
-        guard CodecBackend.canEncode(kind) else { throw ImageError.cannotEncode(kind) }
+        guard CodecBackend.canEncode(target.kind) else { throw ImageError.cannotEncode(target.kind) }
         return target.animates
             ? try CodecBackend.encodeAnimation(frames, frameDuration: frameDuration, as: target)
             : try CodecBackend.encode(frames[0], as: target)
@@ -120,10 +118,6 @@ extension ImageFormat {
     /// ```
     public static var encodableKinds: [ImageKind] { ImageKind.allCases.filter(\.canEncode) }
 
-    /// Whether this build can serve an image in this format: for `.original` always; for
-    /// `.negotiated(among:)` when it encodes at least one of the formats offered.
-    public var canEncode: Bool {
-        if case .negotiated(let kinds) = self { return kinds.contains(where: \.canEncode) }
-        return kind?.canEncode ?? true
-    }
+    /// Whether this build encodes this format (its ``kind``; see ``ImageKind/canEncode``).
+    public var canEncode: Bool { kind.canEncode }
 }

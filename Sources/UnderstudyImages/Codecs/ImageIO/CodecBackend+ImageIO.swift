@@ -174,15 +174,14 @@ enum CodecBackend {
         }
         #endif
         guard target == .gif else {
-            let kind = try target.encodedKind()
-            throw ImageError(.unsupportedFormat, "cannot encode an animated \(kind.name) on \(platform): ImageIO writes animations as GIF only; serve the animation as GIF, or a file made with `understudy transcode`")
+            throw ImageError(.unsupportedFormat, "cannot encode an animated \(target.kind.name) on \(platform): ImageIO writes animations as GIF only; serve the animation as GIF, or a file made with `understudy transcode`")
         }
         return try write(frames, as: target, frameDelay: Double(frameDuration.milliseconds) / 1000)
     }
 
     /// The frames written by ImageIO: one image, or a looping GIF with `frameDelay` seconds each.
     private static func write(_ frames: [RGBAImage], as target: ImageFormat, frameDelay: Double?) throws -> Data {
-        let kind = try target.encodedKind()
+        let kind = target.kind
         let output = NSMutableData()
         guard let destination = CGImageDestinationCreateWithData(
             output as CFMutableData, typeIdentifier(kind) as CFString, frames.count, nil
@@ -200,7 +199,7 @@ enum CodecBackend {
             properties[kCGImageDestinationLossyCompressionQuality] = Double(ImageFormat.clampedQuality(quality)) / 100
         case .webp(let quality), .avif(let quality, _):
             properties[kCGImageDestinationLossyCompressionQuality] = Double(ImageFormat.clampedQuality(quality)) / 100
-        case .png, .webpLossless, .gif, .original, .negotiated:
+        case .png, .webpLossless, .gif:
             break
         }
         if let frameDelay {

@@ -30,12 +30,12 @@ enum CodecBackend {
     }
 
     static func encode(_ image: RGBAImage, as target: ImageFormat) throws -> Data {
-        guard target == .png else { throw ImageError.cannotEncode(try target.encodedKind()) }
+        guard target == .png else { throw ImageError.cannotEncode(target.kind) }
         return try SwiftPNGCodec.encode(image)
     }
 
     static func encodeAnimation(_ frames: [RGBAImage], frameDuration: Duration, as target: ImageFormat) throws -> Data {
-        throw ImageError.cannotEncode(try target.encodedKind())
+        throw ImageError.cannotEncode(target.kind)
     }
 }
 #endif

@@ -50,7 +50,6 @@ enum CodecBackend {
         case .avif(let quality, let speed): try AVIFCodec.encode(image, quality: quality, speed: speed)
         case .heic(let quality): try HEIFCodec.encode(image, quality: quality)
         case .gif: try GIFCodec.encode(image)
-        case .original, .negotiated: throw ImageError.cannotEncode(try target.encodedKind())
         }
     }
 
