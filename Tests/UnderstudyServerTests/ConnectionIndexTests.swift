@@ -93,8 +93,8 @@ final class ConnectionIndexTests: XCTestCase {
         try Data(try XCTUnwrap(server.certificateAuthority).pem.utf8).write(to: caFile)
         let port = try XCTUnwrap(server.tlsPort)
         let resolve = ["--resolve", "img.test:\(port):127.0.0.1", "--cacert", caFile.path, "-o", "/dev/null"]
-        let h1 = try curl(["--http1.1"] + resolve + ["https://img.test:\(port)/a.png", "https://img.test:\(port)/b.png"] + ["-o", "/dev/null"])
-        let h2 = try curl(["--http2", "--tlsv1.2", "--tls-max", "1.2"] + resolve + ["https://img.test:\(port)/c.png"])
+        let h1 = try curl(["-v", "--http1.1"] + resolve + ["https://img.test:\(port)/a.png", "https://img.test:\(port)/b.png"] + ["-o", "/dev/null"])
+        let h2 = try curl(["-v", "--http2", "--tlsv1.2", "--tls-max", "1.2"] + resolve + ["https://img.test:\(port)/c.png"])
         try await server.stop()
         XCTAssertEqual(h1.status, 0, h1.stderr)
         XCTAssertEqual(h2.status, 0, h2.stderr)
@@ -102,7 +102,17 @@ final class ConnectionIndexTests: XCTestCase {
         XCTAssertEqual(entries.map { $0.tls?.serverName }, ["img.test", "img.test", "img.test"])
         XCTAssertEqual(entries.map { $0.tls?.applicationProtocol }, ["http/1.1", "http/1.1", "h2"])
         XCTAssertEqual(entries.map { $0.tls?.protocolVersion }, ["TLSv1.3", "TLSv1.3", "TLSv1.2"])
-        XCTAssertEqual(entries.map { $0.tls?.cipherSuite }, [nil, nil, nil], "swift-nio-ssl does not say which suite it chose")
+        // curl names a TLS 1.3 suite as IANA does, and a TLS 1.2 suite as OpenSSL does.
+        let curlSuites = try [h1, h2].map { result -> String in
+            let line = try XCTUnwrap(result.stderr.split(separator: "\n").first { $0.contains("SSL connection using") }, result.stderr)
+            return String(line.split(separator: " ").last!)
+        }
+        let openSSLNames = [
+            "ECDHE-ECDSA-AES128-GCM-SHA256": "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "ECDHE-ECDSA-AES256-GCM-SHA384": "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+            "ECDHE-RSA-AES128-GCM-SHA256": "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "ECDHE-RSA-AES256-GCM-SHA384": "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
+            "ECDHE-ECDSA-CHACHA20-POLY1305": "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256", "ECDHE-RSA-CHACHA20-POLY1305": "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256",
+        ]
+        XCTAssertEqual(entries.map { $0.tls?.cipherSuite }, [curlSuites[0], curlSuites[0], openSSLNames[curlSuites[1]] ?? curlSuites[1]], "as curl saw it")
         XCTAssertEqual(entries.map(\.exchange), [1, 2, 1])
         XCTAssertEqual(entries[0].connection, entries[1].connection)
         XCTAssertNotEqual(entries[1].connection, entries[2].connection)

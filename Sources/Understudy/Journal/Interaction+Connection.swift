@@ -16,7 +16,8 @@ extension Interaction {
         public let applicationProtocol: String?
         /// `TLSv1.2` or `TLSv1.3`.
         public let protocolVersion: String
-        /// The cipher suite, where the TLS library says which it chose; `nil` otherwise.
+        /// The cipher suite the handshake settled, by its IANA name (`TLS_AES_128_GCM_SHA256`);
+        /// `nil` when it could not be read from the server's hello.
         public let cipherSuite: String?
 
         package init(serverName: String?, applicationProtocol: String?, protocolVersion: String, cipherSuite: String?) {

@@ -22,7 +22,7 @@ import Understudy
 /// - `connection` is the server connection it came on (from 1, in order of acceptance) and
 ///   `exchange` its place there (from 1); both absent for in-process requests. `tls` is present
 ///   when the connection had TLS: `serverName` (SNI), `applicationProtocol` (ALPN),
-///   `protocolVersion` (`TLSv1.3`) and `cipherSuite` (absent: swift-nio-ssl does not report it).
+///   `protocolVersion` (`TLSv1.3`) and `cipherSuite` (its IANA name, `TLS_AES_128_GCM_SHA256`).
 /// - `scenario` is present when the answering stub takes part in a scenario: its `name` and the
 ///   `state` the request left it in.
 /// - `network` is present when the response was delivered on a network profile: its `name`

@@ -27,11 +27,17 @@ final class ServerConnection {
     /// is what the client's hello asked for, `applicationProtocol` what ALPN chose.
     static func accepted(_ channel: any Channel, shared: ServerShared, applicationProtocol: String? = nil) -> ServerConnection {
         let (index, serverName) = shared.track(channel)
-        guard let tls = try? channel.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self), let version = tls.tlsVersion else {
+        let pipeline = channel.pipeline.syncOperations
+        var cipherSuite: String?
+        if let cipher = try? pipeline.handler(type: ServerHelloCipher.self) {
+            cipherSuite = cipher.cipherSuite
+            pipeline.removeHandler(cipher, promise: nil)
+        }
+        guard let tls = try? pipeline.handler(type: NIOSSLServerHandler.self), let version = tls.tlsVersion else {
             return ServerConnection(index: index)
         }
         let facts = Interaction.TLS(
-            serverName: serverName, applicationProtocol: applicationProtocol, protocolVersion: version.name, cipherSuite: nil
+            serverName: serverName, applicationProtocol: applicationProtocol, protocolVersion: version.name, cipherSuite: cipherSuite
         )
         return ServerConnection(index: index, tls: ConnectionTLS(facts))
     }

@@ -165,7 +165,9 @@ package final class TLSContextProvider: Sendable {
             switch try answer(forHost: host) {
             case .handshake(let context):
                 let tls = NIOSSLServerHandler(context: context)
-                try pipeline.addHandler(tls, name: Self.tlsHandlerName, position: .after(reader.handler))
+                let cipher = ServerHelloCipher()
+                try pipeline.addHandler(cipher, position: .after(reader.handler))
+                try pipeline.addHandler(tls, name: Self.tlsHandlerName, position: .after(cipher))
                 return eventLoop.makeSucceededVoidFuture()
             case .refusal:
                 // Written from the reader's place, so no handler after it sees these bytes.
