@@ -76,9 +76,11 @@ final class WireResponse: Sendable {
         self.fields = fields
         self.connection = connection
         let keepAliveHead = Self.frame(status: status, version: .http1_1, fields: fields, connection: connection, allocator: allocator)
-        if file == nil, !hasNoBody, prepared.body.count <= Self.joinedBodyLimit {
+        if file == nil, !hasNoBody, prepared.body.count <= Self.joinedBodyLimit,
+           Self.held(keepAliveHead.readableBytes + prepared.body.count) <= Self.held(keepAliveHead.readableBytes) + Self.held(prepared.body.count) {
             // One buffer, of which the head and the body are slices: one allocation kept per
-            // rendering (shared by the event loops) rather than two.
+            // rendering (shared by the event loops) rather than two, unless the two hold less
+            // (a body that fills its own buffer exactly would double the joined one).
             let headLength = keepAliveHead.readableBytes
             let joined = Self.buffer(count: headLength + prepared.body.count, allocator: allocator) { memory in
                 keepAliveHead.withUnsafeReadableBytes { memory.copyMemory(from: $0) }
@@ -92,6 +94,11 @@ final class WireResponse: Sendable {
             self.keepAliveHead = keepAliveHead
             self.body = Self.buffer(count: prepared.body.count, allocator: allocator) { prepared.body.copyBytes(to: $0) }
         }
+    }
+
+    /// The bytes a buffer of `count` bytes holds: NIO gives every buffer a power of two.
+    static func held(_ count: Int) -> Int {
+        count <= 1 ? count : 1 << (Int.bitWidth - (count - 1).leadingZeroBitCount)
     }
 
     /// A buffer of `count` bytes, filled by `fill`.

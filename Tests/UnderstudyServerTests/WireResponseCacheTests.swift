@@ -20,6 +20,18 @@ final class WireResponseCacheTests: XCTestCase {
         return prepared
     }
 
+    func testABodyThatFillsItsOwnBufferIsKeptApartFromItsHead() throws {
+        let body = Data(repeating: 0x42, count: 4_096)
+        let prepared = PreparedResponse(status: 200, headers: ["Content-Type": "image/png", "Content-Length": "4096"], body: body, stubName: "exact")
+        let wire = try WireResponse(prepared, allocator: ByteBufferAllocator())
+        XCTAssertNil(wire.keepAliveResponse, "joined, head and body would take a buffer of 8 KB")
+        XCTAssertEqual(wire.body.storageCapacity, 4_096, "the body's buffer holds the body and no more")
+        XCTAssertEqual(Data(wire.body.readableBytesView), body)
+        let head = wire.head(version: .http1_1, keepAlive: true, closing: false, allocator: ByteBufferAllocator())
+        XCTAssertEqual(String(buffer: head), "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: 4096\r\n\r\n")
+        XCTAssertEqual([0, 1, 2, 3, 4, 5, 255, 256, 257, 4_096, 4_400].map(WireResponse.held), [0, 1, 2, 4, 4, 8, 256, 256, 512, 4_096, 8_192])
+    }
+
     func testEveryLoopSendsTheOneFramingOfARendering() throws {
         let shared = SharedWireResponses()
         let loops = [WireResponseCache(shared: shared), WireResponseCache(shared: shared)]
