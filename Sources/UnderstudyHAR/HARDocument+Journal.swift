@@ -120,7 +120,7 @@ extension HAREntry {
     }
 }
 
-/// Reason phrases for `statusText` (RFC 9110).
+/// Reason phrases for `statusText`.
 enum HTTPStatusText {
     static func phrase(for status: Int) -> String {
         switch status {

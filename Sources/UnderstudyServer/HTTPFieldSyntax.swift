@@ -1,4 +1,4 @@
-/// What HTTP allows in a field's name and value (RFC 9110 section 5), for the fields the server
+/// What HTTP allows in a field's name and value, for the fields the server
 /// sends (``WireResponse``) and the HTTP/2 request fields it reads (`HTTP2FieldRules`).
 enum HTTPFieldSyntax {
     /// Whether `name` is a token: one or more `tchar`s.
@@ -11,7 +11,7 @@ enum HTTPFieldSyntax {
         !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 })
     }
 
-    /// RFC 9110's `tchar`.
+    /// HTTP's `tchar`.
     static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):

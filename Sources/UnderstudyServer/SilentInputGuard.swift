@@ -4,7 +4,7 @@ internal import NIOHTTP1
 /// Counts a connection's input that stops producing anything: more than `limit` bytes in a row
 /// from which the request decoder makes no head, body or end. Heads have their own limits (431)
 /// and bodies theirs (413); what is left is chunk framing, whose extensions NIO's parser skips
-/// without bound. RFC 9112 §7.1.1 asks a server to limit them, and a client could otherwise
+/// without bound. HTTP/1.1 asks a server to limit them, and a client could otherwise
 /// send gigabytes as "a 5-byte body".
 ///
 /// The connection's ``HTTP1Connection`` owns it, for the two handlers on either side of the

@@ -87,7 +87,7 @@ struct InProcessCache: @unchecked Sendable {  // URLCache is thread-safe; the re
     }
 
     /// What the caller gets for a 304 to a revalidation: the cached response, its headers
-    /// updated by the 304's (RFC 9111 §4.3.4), and the cached body. Stored again, updated.
+    /// updated by the 304's, and the cached body. Stored again, updated.
     func freshened(by notModified: PreparedResponse) -> (HTTPURLResponse, Data)? {
         guard let cached, let response = cached.response as? HTTPURLResponse, let url = response.url else { return nil }
         var headers = response.allHeaderFields.reduce(into: [String: String]()) { headers, field in

@@ -5,9 +5,9 @@ import Foundation
 /// bytes on every platform, and written without zlib, which builds without the C codecs do not
 /// link. The bytes are not smaller; the hazards are about the labels.
 public enum ContentCoding: String, Sendable, CaseIterable {
-    /// RFC 1952 gzip.
+    /// gzip.
     case gzip
-    /// RFC 1950 zlib, which HTTP calls `deflate`.
+    /// zlib, which HTTP calls `deflate`.
     case deflate
 
     /// `data` wrapped in this coding's stream.

@@ -1,4 +1,4 @@
-/// An `Accept` header parsed by RFC 9110 section 12.5.1: media ranges, wildcards and q-values.
+/// An `Accept` header parsed as HTTP defines it: media ranges, wildcards and q-values.
 ///
 /// ```swift
 /// let accept = AcceptHeader("image/avif,image/webp,image/*;q=0.8,*/*;q=0.5")
@@ -71,7 +71,7 @@ public struct AcceptHeader: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The weight the header gives `mediaType`: the q of the most specific range that covers it,
-    /// 0 when none does, 1 when the request had no Accept header (RFC 9110: anything goes).
+    /// 0 when none does, 1 when the request had no Accept header (anything goes).
     public func quality(of mediaType: String) -> Double {
         guard let ranges else { return 1 }
         var parts = mediaType.split(separator: ";").map { $0.trimmingSpaces() }

@@ -155,7 +155,7 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
         RequestMatcher(.header(name: name, test: .absent))
     }
 
-    /// The Accept header admits `mediaType` with q > 0 (RFC 9110: most specific range wins;
+    /// The Accept header admits `mediaType` with q > 0 (the most specific range wins;
     /// a request without Accept admits anything).
     public static func accepts(_ mediaType: String) -> RequestMatcher {
         RequestMatcher(.accepts(mediaType.lowercased()))

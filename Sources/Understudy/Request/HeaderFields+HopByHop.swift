@@ -1,7 +1,7 @@
 import Foundation
 
 extension HeaderFields {
-    /// Headers that describe one connection, never passed on by a proxy (RFC 9110 7.6.1), with
+    /// Headers that describe one connection, never passed on by a proxy, with
     /// `Proxy-Authenticate` and `Proxy-Authorization`, which are for the proxy itself.
     package static let hopByHopNames: Set<String> = [
         "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization",
@@ -23,8 +23,8 @@ extension HeaderFields {
     }
 
     /// Calls `body`, in order, with each field that is not hop-by-hop and its name in lower case:
-    /// a field is hop-by-hop when its name is in `hopByHop` or a `Connection` field names it
-    /// (RFC 9110 7.6.1). The one filter for every message passed on or framed anew; each
+    /// a field is hop-by-hop when its name is in `hopByHop` or a `Connection` field names it.
+    /// The one filter for every message passed on or framed anew; each
     /// caller says which names are hop-by-hop for it (a proxy's ``hopByHopNames``, HTTP/2's
     /// connection-specific fields).
     package func forEachEndToEnd(hopByHop: Set<String> = HeaderFields.hopByHopNames, _ body: (_ lowercasedName: String, _ field: Field) -> Void) {

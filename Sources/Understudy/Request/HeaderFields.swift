@@ -2,7 +2,7 @@ import Foundation
 
 /// HTTP header fields in the order they were given, looked up case-insensitively.
 ///
-/// Names keep their original spelling for display; lookups ignore case as RFC 9110 says.
+/// Names keep their original spelling for display; lookups ignore case as HTTP says.
 /// ```swift
 /// var headers: HeaderFields = ["Content-Type": "image/png"]
 /// headers["content-type"]  // "image/png"
@@ -103,7 +103,7 @@ public struct HeaderFields: Sendable, Hashable, Sequence, ExpressibleByDictionar
         fields.makeIterator()
     }
 
-    /// A dictionary for Foundation APIs; repeated names are joined with ", " (RFC 9110 5.3).
+    /// A dictionary for Foundation APIs; repeated names are joined with ", ".
     public var dictionary: [String: String] {
         var result: [String: String] = [:]
         var spelling: [String: String] = [:]

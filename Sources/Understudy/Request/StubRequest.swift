@@ -291,7 +291,7 @@ public struct StubRequest: Sendable, Hashable, CustomStringConvertible {
         return String(text).removingPercentEncoding
     }
 
-    /// The bytes RFC 3986 allows in a path and query (unreserved, sub-delims, `:@/?%`);
+    /// The bytes a URI allows in a path and query (unreserved, sub-delims, `:@/?%`);
     /// `#` is left out since a request target carries no fragment.
     private static func isTargetByte(_ byte: UInt8) -> Bool {
         switch byte {

@@ -62,7 +62,7 @@ public struct CachePolicy: Sendable, Hashable {
     public static let none = CachePolicy(etag: .none, lastModified: .none)
 
     /// Whether `text` is an entity tag as HTTP writes one: `"opaque"` or `W/"opaque"`, the
-    /// opaque part without `"`, spaces or control characters (RFC 9110 §8.8.3).
+    /// opaque part without `"`, spaces or control characters.
     static func isValidEntityTag(_ text: String) -> Bool {
         var rest = Substring(text)
         if rest.hasPrefix("W/") { rest = rest.dropFirst(2) }

@@ -1,11 +1,11 @@
 import Foundation
 import UnderstudySupport
 
-/// Conditional and range requests (RFC 9110 §13 and §14) answered from a rendered response:
+/// Conditional and range requests answered from a rendered response:
 /// the one place both transports get `304`, `206`, `multipart/byteranges` and `416` from, so
 /// that in-process and on the wire the bytes are the same.
 ///
-/// Evaluated in RFC 9110 §13.2.2's order for a `200` whose stub has validators or ranges on:
+/// Evaluated in the order HTTP defines for a `200` whose stub has validators or ranges on:
 /// `If-None-Match` (weak comparison, `*`, lists), else `If-Modified-Since`, give `304`; then
 /// `Range` (with `If-Range`, strong comparison or the exact date) gives `206` or `416`. HEAD is
 /// answered like GET without the body. Ranges apply to the bytes served (after transcoding),
@@ -24,7 +24,7 @@ package enum ConditionalRequest {
     }
 
     /// Whether a `304` or `416` keeps the full response's field `name`: every field but the full
-    /// body's representation metadata (`Content-*`, RFC 9110 §8.3-8.8, except `Content-Location`,
+    /// body's representation metadata (`Content-*`, except `Content-Location`,
     /// which §15.4.5 lists) and its framing; a `304` drops `Accept-Ranges` too, as nginx does.
     /// The stub's own fields stay, as nginx keeps its `add_header` fields on a 304: a client
     /// revalidating reads them (say, `X-Image-Variant`).

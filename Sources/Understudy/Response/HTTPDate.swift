@@ -1,7 +1,7 @@
 import Foundation
 
-/// HTTP dates (RFC 9110 §5.6.7): written as IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`;
-/// read in that form and in the two obsolete ones (RFC 850 and asctime), as a recipient must.
+/// HTTP dates: written as IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`;
+/// read in that form and in the two obsolete ones, as a recipient must.
 ///
 /// Done by hand with `timegm`/`gmtime_r` rather than `DateFormatter`, which is slow to make
 /// and not safe to share between threads on every platform.

@@ -224,7 +224,7 @@ package struct PreparedResponse: Sendable {
     }
 
     /// Whether a response of `status` has no body, and so no `Content-Length` or
-    /// `Transfer-Encoding` either: 1xx, 204 and 304 (RFC 9110 6.4.1, 8.6). The one statement of
+    /// `Transfer-Encoding` either: 1xx, 204 and 304. The one statement of
     /// the rule, which every transport's framing and every delivery plan follow.
     package static func hasNoBody(status: Int) -> Bool {
         status == 204 || status == 304 || (100...199).contains(status)

@@ -1,4 +1,4 @@
-/// A `Range: bytes=…` header (RFC 9110 §14.2), parsed: a list of the three forms of byte range,
+/// A `Range: bytes=…` header, parsed: a list of the three forms of byte range,
 /// resolved against a body's length.
 ///
 /// ```swift
@@ -22,7 +22,7 @@ package struct RangeRequest: Sendable, Hashable {
     /// The ranges in the order given.
     package let specifiers: [Specifier]
 
-    /// The header value parsed; `nil` when it is not a `bytes` range set RFC 9110 accepts
+    /// The header value parsed; `nil` when it is not a `bytes` range set HTTP accepts
     /// (another unit, or bad syntax): such a header is ignored and the whole body sent.
     package init?(_ value: String) {
         // Read as bytes, by index: every ranged request a server answers parses this, and

@@ -34,7 +34,7 @@ extension Hazard {
         return data
     }
 
-    /// Each hazard's bytes once encoded, for the life of the process (about 700 KB in all).
+    /// Each hazard's bytes once encoded, for the life of the process.
     private static let encoded = LockedState<[Hazard: Data]>([:])
 
     /// The bytes encoded now, bypassing the kept ones: what the determinism tests compare.

@@ -4,7 +4,7 @@ import Understudy
 /// What the admin API answers: a status, headers and a JSON body, ready for the wire.
 ///
 /// Bodies are JSON (`Content-Type: application/json`) with a `Content-Length`; a 204 has
-/// neither header nor body (RFC 9110 forbids `Content-Length` on 204).
+/// neither header nor body.
 package struct AdminResponse: Sendable {
     /// The status code.
     package var status: Int

@@ -4,7 +4,7 @@ import Understudy
 import UnderstudyImages
 import UnderstudySupport
 
-/// Response heads as HTTP/2 header blocks, by RFC 9113's rules: `:status` first, names in
+/// Response heads as HTTP/2 header blocks, by HTTP/2's rules: `:status` first, names in
 /// lowercase, no connection-specific fields (`Connection`, the fields it names, `Keep-Alive`,
 /// `Proxy-Connection`, `Transfer-Encoding`, `Upgrade`), and no `Content-Length` on the
 /// statuses that have no body (1xx, 204, 304). Everything else, `Content-Length`, `ETag` and

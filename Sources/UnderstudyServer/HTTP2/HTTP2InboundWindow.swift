@@ -2,7 +2,7 @@
 /// how much more the client may be told it can send, given the window NIO's HTTP/2 handler
 /// reports after each DATA frame. Bodies are read as they arrive, so nothing is held back:
 /// once the window is at half its target or less, the whole difference is given back in one
-/// WINDOW_UPDATE (RFC 9113 section 6.9), as NIO's own stream channels do.
+/// WINDOW_UPDATE, as NIO's own stream channels do.
 struct HTTP2InboundWindow {
     /// The window the client starts with: 65,535 bytes unless SETTINGS said otherwise
     /// (NIO's handler advertises the default).

@@ -41,7 +41,7 @@ final class HTTP2ResponseWriter: ResponseWriter {
     ///   - wire: the response's body (and its checked headers).
     ///   - headers: its HEADERS block.
     ///   - resetAfterEnd: whether the request is still arriving: after the response, RST_STREAM
-    ///     (NO_ERROR) asks the client to stop sending it (RFC 9113 section 8.1).
+    ///     (NO_ERROR) asks the client to stop sending it.
     func prepare(_ wire: WireResponse, headers: HPACKHeaders, resetAfterEnd: Bool) {
         self.wire = wire
         self.headers = headers

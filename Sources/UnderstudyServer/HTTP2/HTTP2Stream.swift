@@ -74,7 +74,7 @@ final class HTTP2Stream: ExchangeTarget {
     }
 
     /// A request that cannot be taken as HTTP (no `:method`, a bad header) is malformed, a
-    /// stream error (RFC 9113 section 8.1.1): reset, and journaled with what was read of it.
+    /// stream error: reset, and journaled with what was read of it.
     private func refuseMalformed(_ reason: String, reset: Bool = true) {
         var head: RequestHead?, start: Date?
         if case .receiving(let request) = state { (head, start) = (request.head, request.start) }

@@ -2,7 +2,7 @@ internal import NIOCore
 
 /// The front of a plain-port connection while HTTP/2 is on: it reads the first bytes, sets the
 /// connection up for HTTP/2 when they are HTTP/2's connection preface (h2c with prior
-/// knowledge, RFC 9113 section 3.3) and for HTTP/1.1 otherwise, passes the bytes on and leaves
+/// knowledge) and for HTTP/1.1 otherwise, passes the bytes on and leaves
 /// the pipeline, so a keep-alive HTTP/1.1 connection pays for it on its first read only.
 ///
 /// A connection that sends nothing within the head timeout is closed, as an idle HTTP/1.1

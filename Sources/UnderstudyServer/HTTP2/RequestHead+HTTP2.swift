@@ -1,7 +1,7 @@
 internal import NIOHPACK
 internal import NIOHTTP1
 
-/// Why a HEADERS block is not a request (RFC 9113 section 8): a stream error, the stream reset
+/// Why a HEADERS block is not a request: a stream error, the stream reset
 /// with PROTOCOL_ERROR and journaled with this message.
 struct MalformedHTTP2Request: Error {
     let message: String
@@ -13,7 +13,7 @@ extension RequestHead {
     /// their order. A request without `:authority` is matched on the listener's address (or
     /// the `CONNECT` target of its tunnel).
     ///
-    /// This is where a request block is checked against RFC 9113 section 8, in the one pass
+    /// This is where a request block is checked against HTTP/2's rules for requests, in the one pass
     /// that reads it: the server turns NIOHTTP2's own header validation off, since that would
     /// check every response block too, which ``WireResponse`` has checked already (see
     /// ARCHITECTURE.md, "HTTP/2").
@@ -64,7 +64,7 @@ extension RequestHead {
     }
 }
 
-/// RFC 9113 section 8.2's rules for the fields of a request block or its trailers.
+/// HTTP/2's rules for the fields of a request block or its trailers.
 enum HTTP2FieldRules {
     /// Checks a trailers block: regular fields only.
     static func checkTrailers(_ block: HPACKHeaders) throws(MalformedHTTP2Request) {

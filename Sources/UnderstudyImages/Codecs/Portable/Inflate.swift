@@ -1,6 +1,6 @@
 import Foundation
 
-/// DEFLATE (RFC 1951) decompression in Swift, for the PNG codec of builds without zlib's C
+/// DEFLATE decompression in Swift, for the PNG codec of builds without zlib's C
 /// library: stored, fixed and dynamic Huffman blocks, codes decoded canonically bit by bit.
 struct Inflate {
     /// Why a stream could not be inflated.
