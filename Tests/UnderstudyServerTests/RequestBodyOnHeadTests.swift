@@ -180,6 +180,56 @@ final class RequestBodyOnHeadTests: XCTestCase {
         XCTAssertEqual(entries.map { $0.request.body?.count ?? 0 }, [1_000_000, 0])
     }
 
+    /// After the refusal: a client that sends its body all the same is asked to stop with
+    /// RST_STREAM NO_ERROR; one that stops at the answer, as `Expect: 100-continue` asks, is
+    /// left alone (a reset hard on the heels of an answer is what curl sometimes reports as an
+    /// empty reply).
+    private static let sendOnScript = #"""
+        import socket, sys
+        import h2.config, h2.connection, h2.events
+        sock = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+        sock.settimeout(1.0)
+        conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+        conn.initiate_connection()
+        conn.send_headers(1, [(":method", "POST"), (":path", "/refused"), (":scheme", "http"), (":authority", "img.test"),
+                              ("content-length", "100000"), ("expect", "100-continue")])
+        sock.sendall(conn.data_to_send())
+        seen, sent_on = [], False
+        try:
+            while True:
+                data = sock.recv(65536)
+                if not data:
+                    seen.append("closed")
+                    break
+                for event in conn.receive_data(data):
+                    if isinstance(event, h2.events.ResponseReceived):
+                        seen.append("response " + dict(event.headers)[b":status"].decode())
+                    elif isinstance(event, h2.events.StreamEnded):
+                        seen.append("ended")
+                        if sys.argv[2] == "send-on" and not sent_on:
+                            conn.send_data(1, b"u" * 1000)
+                            sent_on = True
+                    elif isinstance(event, h2.events.StreamReset):
+                        seen.append("reset " + event.error_code.name)
+                sock.sendall(conn.data_to_send())
+        except socket.timeout:
+            seen.append("quiet")
+        print("\n".join(seen))
+        """#
+
+    func testAnHTTP2ClientThatSendsItsBodyAfterTheRefusalIsResetAndOneThatStopsIsNot() async throws {
+        let python = packageRoot.appendingPathComponent(".venv/bin/python").path
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            return XCTFail("no \(python): run `make test-deps`, which installs httpx[http2] (and with it h2) into .venv")
+        }
+        try await withServer(Self.stubs()) { server in
+            let sendsOn = try UnderstudyServerTests.run("timeout", ["-s", "KILL", "30", python, "-c", Self.sendOnScript, String(server.port), "send-on"])
+            XCTAssertEqual(sendsOn.text.split(separator: "\n").map(String.init), ["response 413", "ended", "reset NO_ERROR", "quiet"], sendsOn.stderr)
+            let stops = try UnderstudyServerTests.run("timeout", ["-s", "KILL", "30", python, "-c", Self.sendOnScript, String(server.port), "stop"])
+            XCTAssertEqual(stops.text.split(separator: "\n").map(String.init), ["response 413", "ended", "quiet"], stops.stderr)
+        }
+    }
+
     private var packageRoot: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }

@@ -11,7 +11,8 @@
 /// ```
 public enum ExpectContinue: String, Sendable, CaseIterable {
     /// The stub's answer goes out at once, without a `100 Continue` and without reading the
-    /// body; the connection closes after it (HTTP/2: the stream is reset).
+    /// body; the connection closes after it (HTTP/2: the stream is reset if the client sends its
+    /// body all the same).
     case refuse
     /// No `100 Continue`: the server waits for the body, which a client sends once it gives up
     /// waiting for the `100` (curl after a second).

@@ -23,6 +23,10 @@ final class HTTP2ResponseWriter: ResponseWriter {
     private var wire: WireResponse?
     private var headers = HPACKHeaders()
     private var resetAfterEnd = false
+    /// For an answer given before its request was whole (``resetAfterEnd``): whether the answer
+    /// has left, and whether the client sent more of the request since.
+    private var earlyAnswerLeft = false
+    private var sentOnAfterAnswer = false
     private var headPending = false
     private var bodyPending: ByteBuffer?
     /// Body bytes handed to the writer, and those of them that have left (counted only under a
@@ -40,12 +44,34 @@ final class HTTP2ResponseWriter: ResponseWriter {
     /// - Parameters:
     ///   - wire: the response's body (and its checked headers).
     ///   - headers: its HEADERS block.
-    ///   - resetAfterEnd: whether the request is still arriving: after the response, RST_STREAM
-    ///     (NO_ERROR) asks the client to stop sending it.
+    ///   - resetAfterEnd: whether the request is still arriving: once the response has left and
+    ///     the client sends more of the request, RST_STREAM (NO_ERROR) asks it to stop.
     func prepare(_ wire: WireResponse, headers: HPACKHeaders, resetAfterEnd: Bool) {
         self.wire = wire
         self.headers = headers
         self.resetAfterEnd = resetAfterEnd
+        earlyAnswerLeft = false
+        sentOnAfterAnswer = false
+    }
+
+    /// The client sent more of a request already answered. Answered before it was whole, the
+    /// stream is reset (NO_ERROR) once the answer has left: a client that stops at the answer
+    /// (as one that asked `Expect: 100-continue` does) is never reset, and none meets a reset
+    /// hard on the heels of its answer, which some clients take before the answer itself.
+    /// - Parameter ended: whether what it sent ends the request (the stream then ends without
+    ///   a reset).
+    func requestWentOn(ended: Bool) {
+        guard resetAfterEnd else { return }
+        guard !ended else {
+            resetAfterEnd = false
+            return
+        }
+        guard earlyAnswerLeft else {
+            sentOnAfterAnswer = true
+            return
+        }
+        resetAfterEnd = false
+        port.reset(.noError)
     }
 
     func writeHead() {
@@ -70,12 +96,15 @@ final class HTTP2ResponseWriter: ResponseWriter {
             writePending(endStream: true)
             return port.flush()
         }
-        // As in abort(): the reset goes once the response has left, or it would drop it.
+        // A reset goes once the response has left (it would drop it), and only if the client
+        // sends on (see requestWentOn(ended:)).
         let written = eventLoop.makePromise(of: Void.self)
         writePending(endStream: true, promise: written)
         port.flush()
-        let port = NIOLoopBound(self.port, eventLoop: eventLoop)
-        written.futureResult.whenComplete { _ in port.value.reset(.noError) }
+        written.futureResult.assumeIsolated().whenComplete { [self] _ in
+            earlyAnswerLeft = true
+            if sentOnAfterAnswer { requestWentOn(ended: false) }
+        }
     }
 
     func end(close: Bool, then left: @escaping () -> Void) {

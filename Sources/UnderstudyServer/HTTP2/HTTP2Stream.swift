@@ -121,7 +121,7 @@ final class HTTP2Stream: ExchangeTarget {
             }
             if frame.endStream { ended() }
         case .data(let frame):
-            guard case .receiving = state else { return }
+            guard case .receiving = state else { return writer.requestWentOn(ended: frame.endStream) }
             if case .byteBuffer(let chunk) = frame.data, chunk.readableBytes > 0 {
                 receivedBody(chunk)
             }
@@ -171,7 +171,7 @@ final class HTTP2Stream: ExchangeTarget {
     }
 
     /// Passes on `request` to be answered now, the rest of its body unread: the stream is
-    /// reset after the answer.
+    /// reset after the answer if the client sends on.
     private func passOnUnread(_ request: ArrivingRequest) {
         state = .answering
         bodyTimer?.cancel()
