@@ -4,16 +4,16 @@ internal import NIOHTTP1
 /// The handlers of an HTTP/1.1 connection, in order, each one concern (the swift-nio way):
 ///
 /// ```
-/// bytes ─▶ InputEndFlush ─▶ [TLS] ─▶ SilentInputCounter ─▶ HTTPRequestDecoder ─▶ HTTP1ConnectionHandler
-///          (flushes at       (NIOSSL) (counts input the       (NIOHTTP1 parses)    (order, limits, timeouts,
-///           the input's end)           decoder makes nothing                        refusals; its HTTP1Answerer:
-///                                      of)                                          /__admin/ to the AdminAPI,
-///                                                                                   else the StubExchange)
+/// bytes ─▶ InputEndFlush ─▶ [TLS] ─▶ ReadTap ─▶ HTTPRequestDecoder ─▶ HTTP1ConnectionHandler
+///          (flushes at       (NIOSSL) (tells of     (NIOHTTP1 parses)    (order, limits, timeouts,
+///           the input's end)           each read                         refusals; its HTTP1Answerer:
+///                                      behind it)                        /__admin/ to the AdminAPI,
+///                                                                        else the StubExchange)
 /// ```
 ///
-/// The two handlers of ours share the connection's ``HTTP1Connection``: its ``StubExchange``
-/// and its ``SilentInputGuard``. Concerns that need no place of their own in the pipeline (the
-/// answering) are objects the handlers call: each handler costs every read,
+/// The handlers of ours share no state: ``ReadTap`` tells the connection handler of each read
+/// with an event through the pipeline. Concerns that need no place of their own in the pipeline
+/// (the answering) are objects the handlers call: each handler costs every read,
 /// `channelReadComplete` and `read` a hop.
 ///
 /// Responses are framed by ``WireResponse`` and written as bytes straight to the socket, and
@@ -33,7 +33,7 @@ enum ServerPipeline {
         let handlers = http1Handlers(shared: shared, eventLoop: channel.eventLoop, origin: origin ?? shared.plainOrigin, connection: connection)
         // First of all, before any TLS: it sees the reads as they came from the socket.
         try sync.addHandler(InputEndFlush(flushes: shared.resources(for: channel.eventLoop).flushes), position: .first)
-        try sync.addHandler(SilentInputCounter(handlers.connection.silentInput))
+        try sync.addHandler(ReadTap())
         try sync.addHandler(requestDecoder(maxHeaderCount: shared.configuration.maxHeaderCount))
         try sync.addHandlers(handlers.all)
         shared.track(channel)

@@ -24,8 +24,10 @@ final class HTTP1RequestReaderTests: XCTestCase {
                 written.append("answer \(head.method) \(head.target)" + (body.map { " body \($0.readableBytes)" } ?? "") + (unread ? " unread" : ""))
             case .answer(.refused):
                 written.append("answer refused")
-            case .refuse(let answer, let request):
-                written.append("refuse \(answer.response.status)" + (request == nil ? " partial" : " \(request!.head.target)"))
+            case .refuse(let answer, .request(let request)):
+                written.append("refuse \(answer.response.status) \(request.head.target)")
+            case .refuse(let answer, .partialHead(let bytes)):
+                written.append("refuse \(answer.response.status) partial \(bytes.readableBytes)")
             case .setTimer(let deadline):
                 written.append("timer +\((deadline - t0).nanoseconds / 1_000_000)ms")
             case .cancelTimer: written.append("cancel timer")
@@ -99,8 +101,9 @@ final class HTTP1RequestReaderTests: XCTestCase {
         XCTAssertEqual(drain(&growing), ["timer +5000ms", "cancel timer", "refuse 413 /up"])
 
         var garbled = self.reader()
+        garbled.readArriving(ByteBuffer(string: "G\u{1}T / HTTP/1.1\r\n"))
         garbled.parseFailed(.invalidMethod, at: t0)
-        XCTAssertEqual(drain(&garbled), ["refuse 400 partial"])
+        XCTAssertEqual(drain(&garbled), ["refuse 400 partial 16"], "journaled with the bytes read of it")
         var left = self.reader()
         left.parseFailed(.invalidEOFState, at: t0)
         XCTAssertEqual(drain(&left), ["close"], "a client that left mid-request has no one to answer")
@@ -111,33 +114,37 @@ final class HTTP1RequestReaderTests: XCTestCase {
         reader.partRead(head(.GET, "/a"), at: t0)
         reader.partRead(.end(nil), at: t0)
         _ = drain(&reader)
+        reader.readArriving(ByteBuffer(repeating: 0x61, count: 100))
         reader.parseFailed(.headerOverflow, at: t0)
         XCTAssertEqual(drain(&reader), [], "the answer to /a goes first")
         reader.responseEnded(at: t0)
-        XCTAssertEqual(drain(&reader), ["cancel timer", "refuse 431 partial"])
+        XCTAssertEqual(drain(&reader), ["cancel timer", "refuse 431 partial 100"])
     }
 
     func testTimeoutsForHeadAndBody() {
         var idle = reader()
         idle.opened(at: t0)
         _ = drain(&idle)
-        idle.timerFired(at: t0 + .seconds(10), headBegun: false)
+        idle.timerFired(at: t0 + .seconds(10))
         XCTAssertEqual(drain(&idle), ["close"], "an idle connection closes without a journal entry")
 
         var slowloris = reader()
         slowloris.opened(at: t0)
         _ = drain(&slowloris)
-        slowloris.timerFired(at: t0 + .seconds(10), headBegun: true)
-        XCTAssertEqual(drain(&slowloris), ["refuse 408 partial"])
+        slowloris.readArriving(ByteBuffer(string: "GET /slow HT"))
+        slowloris.readComplete()
+        XCTAssertEqual(drain(&slowloris), [])
+        slowloris.timerFired(at: t0 + .seconds(10))
+        XCTAssertEqual(drain(&slowloris), ["refuse 408 partial 12"], "a head begun is journaled, with what was read")
 
         var slowBody = reader()
         slowBody.opened(at: t0)
         _ = drain(&slowBody)
         slowBody.partRead(head(.POST, "/up", [("Host", "img.test"), ("Content-Length", "50")]), at: t0 + .seconds(8))
         XCTAssertEqual(drain(&slowBody), [], "the head timer, at 10s, fires before the body's would")
-        slowBody.timerFired(at: t0 + .seconds(10), headBegun: false)
+        slowBody.timerFired(at: t0 + .seconds(10))
         XCTAssertEqual(drain(&slowBody), ["timer +13000ms"], "set again for the body's own timeout")
-        slowBody.timerFired(at: t0 + .seconds(13), headBegun: false)
+        slowBody.timerFired(at: t0 + .seconds(13))
         XCTAssertEqual(drain(&slowBody), ["refuse 408 /up"])
 
         var answering = reader()
@@ -145,7 +152,7 @@ final class HTTP1RequestReaderTests: XCTestCase {
         answering.partRead(head(.GET, "/slow"), at: t0)
         answering.partRead(.end(nil), at: t0)
         _ = drain(&answering)
-        answering.timerFired(at: t0 + .seconds(30), headBegun: false)
+        answering.timerFired(at: t0 + .seconds(30))
         XCTAssertEqual(drain(&answering), [], "a request being answered is the stub's to time")
         answering.responseEnded(at: t0 + .seconds(30))
         XCTAssertEqual(drain(&answering), ["timer +40000ms"], "the head timeout counts again from the answer's end")
@@ -183,5 +190,34 @@ final class HTTP1RequestReaderTests: XCTestCase {
         XCTAssertEqual(drain(&reader), ["timer +5000ms", "answer GET /a"])
         reader.responseEnded(at: t0)
         XCTAssertEqual(drain(&reader), ["renew parser"])
+    }
+
+    func testInputThatMakesNothingPastTheLimitClosesTheConnection() {
+        var flood = reader()
+        flood.opened(at: t0)
+        flood.partRead(head(.POST, "/up", [("Host", "img.test"), ("Transfer-Encoding", "chunked")]), at: t0)
+        _ = drain(&flood)
+        let read = ByteBuffer(repeating: 0x3B, count: 16_384)
+        var sent = 0
+        while sent + read.readableBytes <= SilentInput.limit {
+            flood.readArriving(read)
+            flood.readComplete()
+            sent += read.readableBytes
+            XCTAssertEqual(drain(&flood), [], "at the limit or under it after \(sent) bytes")
+        }
+        flood.readArriving(read)
+        flood.readComplete()
+        XCTAssertEqual(drain(&flood), ["close"], "chunk extensions without end close the connection")
+
+        var body = reader()
+        body.opened(at: t0)
+        body.partRead(head(.POST, "/up", [("Host", "img.test"), ("Transfer-Encoding", "chunked")]), at: t0)
+        _ = drain(&body)
+        for _ in 0...(2 * SilentInput.limit / read.readableBytes) {
+            body.readArriving(read)
+            body.partRead(.body(ByteBuffer(repeating: 0x61, count: 1)), at: t0)
+            body.readComplete()
+        }
+        XCTAssertFalse(drain(&body).contains("close"), "input that makes parts is never counted against the limit")
     }
 }

@@ -49,7 +49,7 @@ enum ConnectProxy {
     static func removeHTTPHandlers(from channel: any Channel) throws {
         let sync = channel.pipeline.syncOperations
         _ = try sync.removeHandler(context: sync.context(handlerType: InputEndFlush.self))
-        _ = try sync.removeHandler(context: sync.context(handlerType: SilentInputCounter.self))
+        _ = try sync.removeHandler(context: sync.context(handlerType: ReadTap.self))
         _ = try sync.removeHandler(context: sync.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self))
         _ = try sync.removeHandler(context: sync.context(handlerType: HTTP1ConnectionHandler.self))
     }

@@ -3,16 +3,13 @@ internal import NIOCore
 internal import NIOHTTP1
 import Understudy
 
-/// What one HTTP/1.1 connection's handlers share: its ``StubExchange``, its silent input
-/// (``SilentInputGuard``), and the exchange's target there: the connection's one response at a
-/// time, written by an ``HTTP1ResponseWriter``.
+/// What one HTTP/1.1 connection's answering shares: its ``StubExchange``, and the exchange's
+/// target there: the connection's one response at a time, written by an
+/// ``HTTP1ResponseWriter``.
 ///
-/// ``HTTP1ConnectionHandler``'s ``HTTP1Answerer`` hands it requests to answer; the
-/// ``SilentInputCounter`` in front of the decoder counts the reads into ``silentInput``.
+/// ``HTTP1ConnectionHandler``'s ``HTTP1Answerer`` hands it requests to answer.
 final class HTTP1Connection: ExchangeTarget {
     let exchange: StubExchange
-    /// The input the request decoder has made nothing of yet.
-    let silentInput: SilentInputGuard
     private var writer: HTTP1ResponseWriter?
     private var driver: DeliveryDriver?
     /// Admin answers' writer: their bodies are in memory, never sent from a file.
@@ -22,9 +19,8 @@ final class HTTP1Connection: ExchangeTarget {
     /// to keep the connection.
     private var framing = (version: HTTPVersion.http1_1, keepAlive: true)
 
-    init(exchange: StubExchange, silentInput: SilentInputGuard = SilentInputGuard()) {
+    init(exchange: StubExchange) {
         self.exchange = exchange
-        self.silentInput = silentInput
     }
 
     /// Responses go to `context`, the connection handler's, from now on; `ended` is called each

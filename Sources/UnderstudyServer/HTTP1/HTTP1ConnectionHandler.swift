@@ -3,8 +3,9 @@ internal import NIOCore
 internal import NIOHTTP1
 import Understudy
 
-/// An HTTP/1.1 connection's last handler, behind NIOHTTP1's request decoder: it feeds what the
-/// decoder makes, and the ends of answers, to the connection's ``HTTP1RequestReader``, and does
+/// An HTTP/1.1 connection's last handler, behind NIOHTTP1's request decoder: it feeds the reads
+/// (as ``ReadTap`` tells of them), what the decoder makes of them, and the ends of answers, to
+/// the connection's ``HTTP1RequestReader``, and does
 /// what the reader says: passes a request to its ``HTTP1Answerer``, refuses one, reads, sets
 /// the timer, closes. Which request goes when, and why one is refused, is the reader's.
 final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
@@ -60,8 +61,21 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        connection.silentInput.partDecoded()
         reader.partRead(unwrapInboundIn(data), at: context.eventLoop.now)
+        perform(context)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        reader.readComplete()
+        perform(context)
+        context.fireChannelReadComplete()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard let arriving = event as? ReadTap.Arriving else {
+            return context.fireUserInboundEventTriggered(event)
+        }
+        reader.readArriving(arriving.bytes)
         perform(context)
     }
 
@@ -92,14 +106,14 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
             switch action {
             case .answer(let request):
                 answerer.answer(request, context: context)
-            case .refuse(let answer, let request):
-                refuse(answer, request, context: context)
+            case .refuse(let answer, let refused):
+                refuse(answer, refused, context: context)
             case .setTimer(let deadline):
                 timer?.cancel()
                 timer = connection.exchange.clock.alarm(at: deadline) { [self] in
                     guard let context = self.context else { return }
                     timer = nil
-                    reader.timerFired(at: context.eventLoop.now, headBegun: connection.silentInput.silentRead != nil)
+                    reader.timerFired(at: context.eventLoop.now)
                     perform(context)
                 }
             case .cancelTimer:
@@ -115,13 +129,19 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
         }
     }
 
-    /// Passes on the refusal of `request` (`nil`: of the partial head read so far).
-    private func refuse(_ answer: StubAnswer, _ request: ArrivingRequest?, context: ChannelHandlerContext) {
+    /// Passes on the refusal of a request, or of the partial head read so far.
+    private func refuse(_ answer: StubAnswer, _ refused: HTTP1RequestReader.Refused, context: ChannelHandlerContext) {
         let now = context.eventLoop.now
         let listener = settings.listener()
-        let stubRequest = request.map { StubRequest(head: $0.head, body: nil, scheme: settings.scheme, listener: { listener }) }
-            ?? StubRequest(partialHead: connection.silentInput.silentRead ?? ByteBuffer(), scheme: settings.scheme, listener: listener)
-        let arrival = request?.arrival(endingAt: now) ?? ServerRequest.Arrival(start: Date(), headTime: now, endTime: now)
+        let (stubRequest, arrival): (StubRequest, ServerRequest.Arrival)
+        switch refused {
+        case .request(let request):
+            stubRequest = StubRequest(head: request.head, body: nil, scheme: settings.scheme, listener: { listener })
+            arrival = request.arrival(endingAt: now)
+        case .partialHead(let bytes):
+            stubRequest = StubRequest(partialHead: bytes, scheme: settings.scheme, listener: listener)
+            arrival = ServerRequest.Arrival(start: Date(), headTime: now, endTime: now)
+        }
         answerer.answer(.refused(answer, stubRequest, arrival: arrival), context: context)
     }
 

@@ -3,9 +3,9 @@ internal import NIOCore
 internal import NIOHTTP1
 import Understudy
 
-/// How an HTTP/1.1 connection reads requests, as a state machine of its own: events in (a part
-/// NIO's decoder made, a parse error, the end of an answer, a timer, a read asked for), actions
-/// out (``Action``), which ``HTTP1ConnectionHandler`` carries out in order with
+/// How an HTTP/1.1 connection reads requests, as a state machine of its own: events in (a read
+/// arriving, a part NIO's decoder made of it, a parse error, the end of a read, the end of an
+/// answer, a timer, a read asked for), actions out (``Action``), which ``HTTP1ConnectionHandler`` carries out in order with
 /// ``nextAction()``. Nothing else changes it, and it calls nothing but ``decideBody``.
 ///
 /// - **Pipelining**: parts of a request that arrive while the one before is answered wait in a
@@ -15,7 +15,8 @@ import Understudy
 ///   with no `Host` and an origin-form target (400), a body over the limit (413), a body not
 ///   finished within the body timeout (408), a head begun but not finished within the head
 ///   timeout (closed without an answer, as nginx does). After each the connection lingers and
-///   closes, and what the client sends meanwhile is dropped.
+///   closes, and what the client sends meanwhile is dropped. Input the decoder makes nothing of
+///   past a limit (``SilentInput``) closes the connection.
 /// - **A body before it is read**: as the exchange decides (``decideBody``): `100 Continue`, an
 ///   answer at once with the body unread, or a point past which the body is not read.
 /// - **Head timeout**: a connection that sends no request head within the timeout of opening,
@@ -26,10 +27,10 @@ struct HTTP1RequestReader {
     enum Action {
         /// Answers this request (the next one goes only after ``responseEnded(at:)``).
         case answer(ServerRequest)
-        /// Refuses the request in hand (`nil`: a head not parsed, whose bytes the connection's
-        /// ``SilentInputGuard`` holds) with `answer`, journaled like any request.
-        case refuse(StubAnswer, ArrivingRequest?)
-        /// Calls ``timerFired(at:headBegun:)`` at this time (a timer set before is replaced).
+        /// Refuses the request in hand, or a head not parsed, with `answer`, journaled like any
+        /// request.
+        case refuse(StubAnswer, Refused)
+        /// Calls ``timerFired(at:)`` at this time (a timer set before is replaced).
         case setTimer(NIODeadline)
         case cancelTimer
         /// Reads from the socket.
@@ -38,6 +39,14 @@ struct HTTP1RequestReader {
         case close
         /// Puts a fresh request decoder in place of the one that stopped at an `Upgrade` request.
         case renewParser
+    }
+
+    /// What a refusal refuses.
+    enum Refused {
+        /// A request whose head was parsed.
+        case request(ArrivingRequest)
+        /// A head not parsed: the bytes read of it (see ``SilentInput``).
+        case partialHead(ByteBuffer)
     }
 
     private enum ReadState {
@@ -85,6 +94,8 @@ struct HTTP1RequestReader {
     /// answers over HTTP/1.1 and, once it has, puts a fresh parser in its place.
     private var parserStopped = false
     private var actions = CircularBuffer<Action>(initialCapacity: 4)
+    /// The input read since the decoder last made a part of a request.
+    private var silent = SilentInput()
 
     init(settings: HTTP1Settings, decideBody: @escaping (RequestHead) -> Int??) {
         self.settings = settings
@@ -103,8 +114,30 @@ struct HTTP1RequestReader {
         awaitHead(now)
     }
 
+    /// `bytes` were read, and go to the decoder now; it has had the reads before them.
+    mutating func readArriving(_ bytes: ByteBuffer) {
+        closeIfSilentTooLong()
+        silent.arriving(bytes)
+    }
+
+    /// The decoder has had the reads of this turn.
+    mutating func readComplete() {
+        closeIfSilentTooLong()
+    }
+
+    /// Input the decoder made nothing of past the limit closes the connection, and anything
+    /// read after is dropped.
+    private mutating func closeIfSilentTooLong() {
+        guard silent.isOverLimit else { return }
+        silent.partDecoded()
+        readState = .refusing
+        queued.removeAll()
+        actions.append(.close)
+    }
+
     /// NIO's decoder made `part` of a request.
     mutating func partRead(_ part: HTTPServerRequestPart, at now: NIODeadline) {
+        silent.partDecoded()
         if !queued.isEmpty || waitsForAnswer {
             queued.append(.part(part))
             return
@@ -158,8 +191,8 @@ struct HTTP1RequestReader {
         }
     }
 
-    /// The timer set went off. `headBegun`: whether some of a head was read.
-    mutating func timerFired(at now: NIODeadline, headBegun: Bool) {
+    /// The timer set went off.
+    mutating func timerFired(at now: NIODeadline) {
         timerDeadline = nil
         // Busy answering: the end of the answer starts the count again.
         guard !answering, let since = awaitingSince else { return }
@@ -171,7 +204,7 @@ struct HTTP1RequestReader {
         }
         if receiving, case .receiving(let request) = readState {
             refuse(.bodyTimedOut(settings.bodyTimeout), request)
-        } else if headBegun {
+        } else if silent.bytes != nil {
             // As nginx does, the connection closes without an answer; the journal says why.
             refuse(.refused(status: 408, "request head not received within \(settings.requestHeadTimeout.prettyPrint)", silently: true), nil)
         } else {
@@ -262,7 +295,7 @@ struct HTTP1RequestReader {
         awaitingSince = nil
         cancelTimer()
         answering = true
-        actions.append(.refuse(answer, request))
+        actions.append(.refuse(answer, request.map(Refused.request) ?? .partialHead(silent.bytes ?? ByteBuffer())))
     }
 
     /// The bytes of names and values NIO's decoder allows in one head (its default).
