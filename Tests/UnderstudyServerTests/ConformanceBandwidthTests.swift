@@ -10,13 +10,13 @@ import FoundationNetworking
 
 /// A throttled body arrives in slices spread over time, on both transports: not held back and
 /// then delivered at once (which a total-time check alone would let pass), and never ahead of
-/// the rate. 16,000 bytes at 20,000 B/s, in slices of at most 100 ms (2,000 bytes), take about
+/// the rate. 128,000 bytes at 160,000 B/s, in slices of 16,000 bytes (100 ms), take about
 /// 0.7 s from the first slice to the last; a client starved of CPU may take two slices in one
 /// read, so at least half of the eight must arrive apart.
 final class ConformanceBandwidthTests: XCTestCase {
-    static let size = 16_000
-    static let rate = 20_000
-    static let slice = 2_000
+    static let size = 128_000
+    static let rate = 160_000
+    static let slice = DeliveryPlan.maximumSliceSize
 
     /// What is wrong with `arrivals` for a throttled body, or `nil` when they show pacing.
     static func pacingProblem(_ arrivals: [(time: TimeInterval, bytes: Int)]) -> String? {
@@ -48,7 +48,7 @@ final class ConformanceBandwidthTests: XCTestCase {
         XCTAssertNil(Self.pacingProblem(paced))
         XCTAssertNotNil(Self.pacingProblem([(time: 0.8, bytes: Self.size)]), "held back, then all at once")
         XCTAssertNotNil(Self.pacingProblem((0..<8).map { (time: 0.001 * Double($0), bytes: Self.slice) }), "all at once, in pieces")
-        XCTAssertNotNil(Self.pacingProblem([(time: 0, bytes: 2_000), (time: 0.05, bytes: 8_000), (time: 0.6, bytes: 3_000), (time: 0.7, bytes: 3_000)]),
+        XCTAssertNotNil(Self.pacingProblem([(time: 0, bytes: 16_000), (time: 0.05, bytes: 64_000), (time: 0.6, bytes: 24_000), (time: 0.7, bytes: 24_000)]),
                         "ahead of the rate")
     }
 

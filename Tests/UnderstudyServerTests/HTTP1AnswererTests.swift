@@ -64,9 +64,10 @@ final class HTTP1AnswererTests: XCTestCase {
         _ = try await channel.finish()
     }
 
-    func testBandwidthWritesOneSliceEachHundredMilliseconds() async throws {
+    /// 160,000 B/s: a 16,000-byte slice every 100 ms.
+    func testBandwidthWritesEachSliceWhenItsTimeComes() async throws {
         let stubs = StubRegistry()
-        stubs.stub(.any, response: .data(Data(count: 3_000)).throttled(to: .bytesPerSecond(10_000)))
+        stubs.stub(.any, response: .data(Data(count: 48_000)).throttled(to: .bytesPerSecond(160_000)))
         let channel = try await makeChannel(stubs)
         let reader = ResponseBytesReader()
         try await send(channel, .GET, "/x")
@@ -79,7 +80,7 @@ final class HTTP1AnswererTests: XCTestCase {
             guard case .body(let slice)? = try await nextOutbound(channel, reader) else { return XCTFail("expected a slice") }
             sizes.append(slice.readableBytes)
         }
-        XCTAssertEqual(sizes, [1_000, 1_000, 1_000])
+        XCTAssertEqual(sizes, [16_000, 16_000, 16_000])
         guard case .end? = try await nextOutbound(channel, reader) else { return XCTFail("expected the end") }
         _ = try await channel.finish()
     }

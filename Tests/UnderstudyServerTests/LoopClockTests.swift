@@ -125,10 +125,10 @@ final class LoopClockTests: XCTestCase {
     }
 
     func testPacedBodiesShareTheirWakeUpsAndEachNextSliceWaitsForItsOwnInstant() {
-        // Two paced bodies of 3 slices at 10,000 B/s, started a millisecond apart: each slice
+        // Two paced bodies of 3 slices at 160,000 B/s, started a millisecond apart: each slice
         // waits 100 ms, rounded up to the same instant of a 12.5 ms grid (an eighth of the
         // wait), so the two share every wake-up.
-        let paced = PreparedResponse(status: 200, body: Data(count: 3_000), bandwidth: .bytesPerSecond(10_000))
+        let paced = PreparedResponse(status: 200, body: Data(count: 48_000), bandwidth: .bytesPerSecond(160_000))
         loop.advanceTime(by: .milliseconds(1))
         driver("a", paced).run()
         loop.advanceTime(by: .milliseconds(1))
@@ -138,11 +138,11 @@ final class LoopClockTests: XCTestCase {
         loop.advanceTime(by: .milliseconds(110))
         XCTAssertEqual(log.lines.count, 2, "112 ms: the slices' instant (112.5 ms) has not come")
         loop.advanceTime(by: .milliseconds(1))
-        XCTAssertEqual(log.lines.dropFirst(2), ["a body 1000@112", "b body 1000@112"])
+        XCTAssertEqual(log.lines.dropFirst(2), ["a body 16000@112", "b body 16000@112"])
         XCTAssertEqual(clock.pendingInstants, 1, "the next slices wait on the next instant")
         loop.advanceTime(by: .milliseconds(500))
         XCTAssertEqual(log.lines.dropFirst(4), [
-            "a body 1000@212", "b body 1000@212", "a body 1000@312", "a end@312", "b body 1000@312", "b end@312",
+            "a body 16000@212", "b body 16000@212", "a body 16000@312", "a end@312", "b body 16000@312", "b end@312",
         ])
         XCTAssertEqual(clock.pendingInstants, 0)
     }
@@ -165,7 +165,7 @@ final class LoopClockTests: XCTestCase {
     }
 
     func testACancelledWaitIsNotWoken() {
-        let paced = PreparedResponse(status: 200, body: Data(count: 2_000), bandwidth: .bytesPerSecond(10_000))
+        let paced = PreparedResponse(status: 200, body: Data(count: 32_000), bandwidth: .bytesPerSecond(160_000))
         let leaving = driver("leaving", paced)
         let staying = driver("staying", paced)
         leaving.run()
@@ -173,7 +173,7 @@ final class LoopClockTests: XCTestCase {
         leaving.cancel()
         loop.advanceTime(by: .milliseconds(500))
         XCTAssertEqual(log.lines.filter { $0.hasPrefix("leaving") }, ["leaving head@0"], "the client went away")
-        XCTAssertEqual(log.lines.filter { $0.hasPrefix("staying") }, ["staying head@0", "staying body 1000@100", "staying body 1000@200", "staying end@200"])
+        XCTAssertEqual(log.lines.filter { $0.hasPrefix("staying") }, ["staying head@0", "staying body 16000@100", "staying body 16000@200", "staying end@200"])
     }
 
     // MARK: - Alarms

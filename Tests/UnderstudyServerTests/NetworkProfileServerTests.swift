@@ -214,4 +214,42 @@ final class NetworkProfileServerTests: XCTestCase {
             XCTAssertTrue(deleted.hasPrefix(#"{"current":{"bytesPerSecond":250000,"latencyMs":5,"name":"dsl""#), "back to the server's own: \(deleted)")
         }
     }
+
+    // MARK: - A stub's own bandwidth
+
+    /// `bandwidth: gprs` paces a body in the slices `network: gprs` does, a second's bytes a
+    /// second apart; the profile only waits its latency first. Seen from a raw socket, the two
+    /// bodies arrive in the same bursts.
+    func testABandwidthPacesInTheSlicesOfTheProfileOfItsName() async throws {
+        let second = NetworkProfile.gprs.rate.bytesPerSecond
+        let size = 2 * second + 500
+        let stubs = StubRegistry()
+        stubs.stub(.path("/bandwidth"), response: .data(Data(count: size)).throttled(to: .gprs))
+        stubs.stub(.path("/network"), response: .data(Data(count: size)).network(.gprs))
+        try await withServer(stubs) { server in
+            let port = server.port
+            async let throttled = Task.detached { try Self.rawArrivals(port: port, path: "/bandwidth") }.value
+            async let profiled = Task.detached { try Self.rawArrivals(port: port, path: "/network") }.value
+            for (name, arrived, latency) in [("bandwidth", try await throttled, 0.0), ("network", try await profiled, NetworkProfile.gprs.latency.seconds)] {
+                // Bursts: what arrives within 30 ms of the bytes before.
+                var bursts: [(start: TimeInterval, bytes: Int)] = []
+                var last = -1.0
+                for arrival in arrived.body {
+                    if let open = bursts.last, arrival.time - last < 0.03 {
+                        bursts[bursts.count - 1] = (open.start, open.bytes + arrival.bytes)
+                    } else {
+                        bursts.append((arrival.time, arrival.bytes))
+                    }
+                    last = arrival.time
+                }
+                let described = bursts.map { String(format: "%.3f s %d B", $0.start, $0.bytes) }
+                XCTAssertEqual(bursts.map(\.bytes), [second, second, 500], "\(name): \(described)")
+                guard bursts.count == 3 else { continue }
+                within15Percent(bursts[0].start - arrived.head, of: 1, "\(name): the first slice after the head")
+                XCTAssertEqual(arrived.head, latency, accuracy: 0.1, "\(name): the head")
+                within15Percent(bursts[1].start - bursts[0].start, of: 1, "\(name): the second slice after the first")
+                XCTAssertLessThan(bursts[2].start - bursts[1].start, 0.3, "\(name): the last 500 bytes take a twelfth of a second: \(described)")
+            }
+        }
+    }
 }

@@ -34,16 +34,25 @@ final class DeliveryPlanTests: XCTestCase {
         XCTAssertEqual(plan(PreparedResponse(status: 200, delay: .seconds(1), fault: .connectionReset)), [.wait(.seconds(1)), .fail(.connectionReset)])
     }
 
-    func testBandwidthPacesSlicesOfAtMostAHundredMilliseconds() {
-        let actions = plan(PreparedResponse(status: 200, body: Data(count: 2_500), bandwidth: .bytesPerSecond(10_000)))
-        XCTAssertEqual(actions, [
+    func testBandwidthPacesSlicesOfSixteenKilobytesOrOfASecond() {
+        let fast = plan(PreparedResponse(status: 200, body: Data(count: 40_000), bandwidth: .bytesPerSecond(160_000)))
+        XCTAssertEqual(fast, [
             .sendHead,
-            .wait(.milliseconds(100)), .sendBody(0..<1_000),
-            .wait(.milliseconds(100)), .sendBody(1_000..<2_000),
-            .wait(.milliseconds(50)), .sendBody(2_000..<2_500),
+            .wait(.milliseconds(100)), .sendBody(0..<16_000),
+            .wait(.milliseconds(100)), .sendBody(16_000..<32_000),
+            .wait(.milliseconds(50)), .sendBody(32_000..<40_000),
             .end(close: false),
         ])
-        let waits = actions.compactMap { if case .wait(let d) = $0 { return d } else { return nil } }
+        // Slower than 16 KB a second: a second's bytes each second.
+        let slow = plan(PreparedResponse(status: 200, body: Data(count: 2_500), bandwidth: .bytesPerSecond(1_000)))
+        XCTAssertEqual(slow, [
+            .sendHead,
+            .wait(.seconds(1)), .sendBody(0..<1_000),
+            .wait(.seconds(1)), .sendBody(1_000..<2_000),
+            .wait(.milliseconds(500)), .sendBody(2_000..<2_500),
+            .end(close: false),
+        ])
+        let waits = (fast + slow).compactMap { if case .wait(let d) = $0 { return d } else { return nil } }
         XCTAssertTrue(waits.allSatisfy { $0 <= DeliveryPlan.maximumSliceInterval })
     }
 
@@ -54,8 +63,8 @@ final class DeliveryPlanTests: XCTestCase {
     }
 
     func testTruncationUnderBandwidthPacesThePrefix() {
-        XCTAssertEqual(plan(PreparedResponse(status: 200, body: Data(count: 100), bandwidth: .bytesPerSecond(400), truncateAfter: 50)), [
-            .sendHead, .wait(.milliseconds(100)), .sendBody(0..<40), .wait(.milliseconds(25)), .sendBody(40..<50), .abort,
+        XCTAssertEqual(plan(PreparedResponse(status: 200, body: Data(count: 100), bandwidth: .bytesPerSecond(40), truncateAfter: 50)), [
+            .sendHead, .wait(.seconds(1)), .sendBody(0..<40), .wait(.milliseconds(250)), .sendBody(40..<50), .abort,
         ])
     }
 

@@ -37,9 +37,9 @@ final class FaultPhasePlanTests: XCTestCase {
 
     func testAResponseBodyFaultCutsAPacedBodyWhereItSays() {
         var paced = response(.resetDuringResponseBody(after: 1_500), body: 2_500)
-        paced.bandwidth = .bytesPerSecond(10_000)
+        paced.bandwidth = .bytesPerSecond(1_000)
         XCTAssertEqual(plan(paced), [
-            .sendHead, .wait(.milliseconds(100)), .sendBody(0..<1_000), .wait(.milliseconds(50)), .sendBody(1_000..<1_500), .drop(reset: true),
+            .sendHead, .wait(.seconds(1)), .sendBody(0..<1_000), .wait(.milliseconds(500)), .sendBody(1_000..<1_500), .drop(reset: true),
         ])
     }
 

@@ -84,11 +84,14 @@ final class NetworkProfileTests: XCTestCase {
         XCTAssertEqual(Array(gprs.dropFirst(2)), [
             .wait(.seconds(1)), .sendBody(0..<6_250), .wait(.milliseconds(600)), .sendBody(6_250..<10_000), .end(close: false),
         ])
-        // A stub's own bandwidth keeps its 100 ms slices under a profile.
-        let own = plan(try render(.data(Data(count: 2_000)).network(.slow3G).throttled(to: .bytesPerSecond(10_000))))
+        // A stub's own bandwidth wins over the profile's rate, paced in the same slices.
+        let own = plan(try render(.data(Data(count: 2_000)).network(.slow3G).throttled(to: .bytesPerSecond(1_000))))
         XCTAssertEqual(Array(own.dropFirst(2)), [
-            .wait(.milliseconds(100)), .sendBody(0..<1_000), .wait(.milliseconds(100)), .sendBody(1_000..<2_000), .end(close: false),
+            .wait(.seconds(1)), .sendBody(0..<1_000), .wait(.seconds(1)), .sendBody(1_000..<2_000), .end(close: false),
         ])
+        // The same rate as a stub's `bandwidth` or a profile's: the same slices.
+        let throttled = plan(try render(.data(Data(count: 10_000)).throttled(to: .gprs)))
+        XCTAssertEqual(Array(throttled.dropFirst(1)), Array(gprs.dropFirst(2)), "bandwidth: gprs as network: gprs, but for the latency")
     }
 
     func testNoSecondOfAFastProfileCarriesMoreThanItsRatePlusOneSixteenKilobyteSlice() throws {
@@ -151,10 +154,10 @@ final class NetworkProfileTests: XCTestCase {
     }
 
     func testPiecesUnderARateArePacedWithinEachPiece() throws {
-        let prepared = try render(.data(Data(count: 3_000)).inPieces(.at([1_500]), interval: .seconds(1)).throttled(to: .bytesPerSecond(10_000)))
+        let prepared = try render(.data(Data(count: 3_000)).inPieces(.at([1_500]), interval: .seconds(1)).throttled(to: .bytesPerSecond(1_000)))
         XCTAssertEqual(plan(prepared), [
-            .sendHead, .wait(.milliseconds(100)), .sendBody(0..<1_000), .wait(.milliseconds(50)), .sendBody(1_000..<1_500),
-            .wait(.seconds(1)), .wait(.milliseconds(100)), .sendBody(1_500..<2_500), .wait(.milliseconds(50)), .sendBody(2_500..<3_000),
+            .sendHead, .wait(.seconds(1)), .sendBody(0..<1_000), .wait(.milliseconds(500)), .sendBody(1_000..<1_500),
+            .wait(.seconds(1)), .wait(.seconds(1)), .sendBody(1_500..<2_500), .wait(.milliseconds(500)), .sendBody(2_500..<3_000),
             .end(close: false),
         ])
     }

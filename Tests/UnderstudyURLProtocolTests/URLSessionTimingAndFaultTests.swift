@@ -20,17 +20,18 @@ final class URLSessionTimingAndFaultTests: XCTestCase {
     }
 
     func testBandwidthDeliversTheBodyInSlicesOverTime() async {
-        let body = Data((0..<20_000).map { UInt8($0 % 251) })
+        let body = Data((0..<64_000).map { UInt8($0 % 251) })
         let stubs = StubRegistry()
-        stubs.stub(.path("/big.bin"), response: .data(body).throttled(to: .bytesPerSecond(50_000)))
+        stubs.stub(.path("/big.bin"), response: .data(body).throttled(to: .bytesPerSecond(160_000)))
         let start = Date()
         let recorder = await record(URLRequest(url: url("http://x.test/big.bin")), stubs: stubs)
         XCTAssertNil(recorder.error)
         XCTAssertEqual(recorder.data, body)
-        // 50,000 B/s in slices of 5,000 bytes: four slices, the last after ~0.4 s.
-        XCTAssertEqual(recorder.chunks.map(\.bytes), [5_000, 5_000, 5_000, 5_000])
+        // 160,000 B/s in slices of 16,000 bytes: four slices, the last after ~0.4 s.
+        XCTAssertEqual(recorder.chunks.map(\.bytes), [16_000, 16_000, 16_000, 16_000])
         XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(start), 0.35)
         let chunks = recorder.chunks
+        guard chunks.count == 4 else { return }
         XCTAssertGreaterThan(chunks[3].at.timeIntervalSince(chunks[0].at), 0.2, "slices spread over time")
     }
 

@@ -43,26 +43,25 @@ package enum ConnectionEnding: Sendable, Hashable {
 /// with no clock and no socket, so the transports only carry the actions out.
 ///
 /// The body is paced in slices of at most 16 KB, each sent after waiting the time the link
-/// would take to carry it, so no second sees more than the rate plus one slice: at a stub's own
-/// `bandwidth` of `b` bytes per second a slice is `min(16,000, max(1, b / 10))` bytes (100 ms),
-/// at a network profile's rate `min(16,000, b)` (see ``sliceSize(at:ofProfile:)``). A body in pieces
+/// would take to carry it, so no second sees more than the rate plus one slice: at `b` bytes
+/// per second, a stub's own `bandwidth` or a network profile's rate alike, a slice is
+/// `min(16,000, max(1, b))` bytes, at most a second apart (see ``sliceSize(at:)``). A body in pieces
 /// (``PreparedResponse/pieces``) stops at each cut and waits the interval before the next piece.
 ///
 /// A phase fault (``Fault/replacesAnswer`` false) becomes the steps of its phase: a `drop`
 /// where the exchange breaks, an `endConnection` after a whole answer, a `limitData` before it.
 package struct DeliveryPlan: Sendable, Sequence, IteratorProtocol {
     /// The longest pause between two slices of a throttled body.
-    package static let maximumSliceInterval: Duration = .milliseconds(100)
+    package static let maximumSliceInterval: Duration = .seconds(1)
     /// The largest slice of a throttled body: the most it sends at once beyond its rate.
     package static let maximumSliceSize = 16_000
 
-    /// The slice size at `bandwidth`: a tenth of a second's bytes (at most 16 KB) for a stub's
-    /// own `bandwidth`; for a network profile's rate, 16 KB (at most a second's bytes), which
-    /// holds the rate as well with fewer timers and writes (a third of them at slow-3g's rate),
-    /// where they count most: a profile is what a server gives many slow clients at once.
-    package static func sliceSize(at bandwidth: Bandwidth, ofProfile: Bool = false) -> Int {
-        if ofProfile { return Swift.min(maximumSliceSize, Swift.max(1, bandwidth.bytesPerSecond)) }
-        return Swift.min(maximumSliceSize, Swift.max(1, bandwidth.bytesPerSecond / 10))
+    /// The slice size at `bandwidth`: ``maximumSliceSize``, or a second's bytes when the rate is
+    /// lower. Shorter slices would be smoother, but every slice is a timer and a write, and a
+    /// server pacing many slow clients at once spends its time on them (Benchmarks/README.md,
+    /// "Pacing and images", has what slices a tenth of a second long cost).
+    package static func sliceSize(at bandwidth: Bandwidth) -> Int {
+        Swift.min(maximumSliceSize, Swift.max(1, bandwidth.bytesPerSecond))
     }
 
     private enum Stage: Sendable {
@@ -101,9 +100,7 @@ package struct DeliveryPlan: Sendable, Sequence, IteratorProtocol {
         let cut = Swift.min(response.truncateAfter ?? .max, faultCut?.bytes ?? .max)
         bodyBytesToSend = sendsBody ? Swift.min(bodySize, cut) : 0
         isTruncating = sendsBody && (response.truncateAfter.map { $0 < bodySize } ?? false)
-        pacing = response.bandwidth.map { bandwidth in
-            (bandwidth, Self.sliceSize(at: bandwidth, ofProfile: response.network != nil && !response.ownsBandwidth))
-        }
+        pacing = response.bandwidth.map { bandwidth in (bandwidth, Self.sliceSize(at: bandwidth)) }
     }
 
     /// Whether the answer's head must say `Connection: close`: the connection's close is part

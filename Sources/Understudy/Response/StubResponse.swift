@@ -327,7 +327,8 @@ public struct StubResponse: Sendable {
         return copy
     }
 
-    /// Delivers the body at `bandwidth`, in slices of at most 100 ms and 16 KB.
+    /// Delivers the body at `bandwidth`, in slices of 16 KB (a second's bytes at lower rates),
+    /// as a network profile's rate paces it.
     public func throttled(to bandwidth: Bandwidth) -> StubResponse {
         var copy = self
         copy.bandwidth = bandwidth

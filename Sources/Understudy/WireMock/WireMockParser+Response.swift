@@ -317,7 +317,7 @@ extension WireMockParser {
     /// `chunkedDribbleDelay`, cuts the body into `min(numberOfChunks, size)` chunks and sleeps
     /// `totalDuration / chunks` before each, the head going out with the first. Understudy keeps
     /// the moments a client can see: the head after the delays plus one interval, the last byte
-    /// at the end of `totalDuration`, the bytes between paced evenly (in 100 ms slices, not
+    /// at the end of `totalDuration`, the bytes between paced evenly (in `bandwidth`'s slices, not
     /// WireMock's chunks). A lognormal draw plus a constant is not a ``Delay``, so that case
     /// draws per request in a closure.
     static func timed(_ response: StubResponse, bodySize: Int, timing: Timing) -> Stub.Answer {
