@@ -26,11 +26,32 @@ final class DataLimitJournalTests: XCTestCase {
         try await assertHTTP1Limit(stubs)
     }
 
-    /// A paced body goes in slices (2,000 bytes every 100 ms here): the limit cuts one of them.
+    /// A paced body goes in slices (2,000 bytes a second here): the limit cuts one of them.
     func testHTTP1PacedBody() async throws {
         let stubs = StubRegistry()
-        stubs.stub(.path("/limit"), named: "limit", response: .data(Self.body).throttled(to: .bytesPerSecond(20_000)).faulted(.limitData(1_000)))
+        stubs.stub(.path("/limit"), named: "limit", response: .data(Self.body).throttled(to: .bytesPerSecond(2_000)).faulted(.limitData(1_000)))
         try await assertHTTP1Limit(stubs)
+    }
+
+    /// An answer without a body can be the one a limit set earlier on the connection cuts: a
+    /// `HEAD` whose head does not fit in what is left is journaled as the fault, not completed.
+    func testHTTP1HeadCutByALimitAnEarlierAnswerSet() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.path("/limit"), named: "limit", response: .text("small").faulted(.limitData(250)))
+        stubs.stub(.path("/other"), named: "other", response: .data(Self.body))
+        try await withServer(stubs) { server in
+            let socket = try RawSocket(port: server.port)
+            socket.send("GET /limit HTTP/1.1\r\nHost: x\r\n\r\nHEAD /other HTTP/1.1\r\nHost: x\r\n\r\n")
+            let received = socket.read()
+            XCTAssertEqual(received.ending, .closed, "\(received)")
+            XCTAssertEqual(received.bytes.count, 250, "\(received)")
+            XCTAssertTrue(received.text.hasPrefix("HTTP/1.1 200 OK\r\n"), received.text)
+            XCTAssertEqual(received.text.components(separatedBy: "HTTP/1.1 200 OK").count, 3, "the second head began: \(received.text)")
+            let deadline = Date().addingTimeInterval(5)
+            while stubs.journal.interactions.count < 2, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            XCTAssertEqual(stubs.journal.interactions.map(\.request.method), ["GET", "HEAD"])
+            XCTAssertEqual(stubs.journal.interactions.map(\.outcome.description), ["completed", "fault limit-data(250)"])
+        }
     }
 
     private func assertHTTP1Limit(_ stubs: StubRegistry, file: StaticString = #filePath, line: UInt = #line) async throws {

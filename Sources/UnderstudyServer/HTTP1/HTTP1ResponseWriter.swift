@@ -262,6 +262,10 @@ final class HTTP1ResponseWriter: ResponseWriter {
         dataLimit.flatMap { $0.isSpent ? $0.limit : nil }
     }
 
+    /// A head held back to go with the body (``writeHead()``) is written by ``end(close:)``
+    /// when there is no body to join, so a limit may cut it there.
+    var hasDataLimit: Bool { dataLimit != nil }
+
     /// Closes the connection; with `reset`, abortively, so the peer meets a TCP RST.
     private func close(reset: Bool) {
         let channel = context.channel
