@@ -63,7 +63,8 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
     /// `timeoutInterval` if that comes first.
     case timeout(after: Duration)
     /// The connection carries this many bytes in all, across its answers (heads included),
-    /// then closes (Toxiproxy's `limit_data`). In-process, with no connection to count on, the
+    /// then closes (Toxiproxy's `limit_data`). Over TLS the bytes counted are the connection's,
+    /// encrypted, as a proxy in front of the server counts them. In-process, with no connection to count on, the
     /// body is cut at this many bytes: `URLError(.unknown)` on Linux,
     /// `URLError(.networkConnectionLost)` on Apple platforms.
     case limitData(Int)
