@@ -27,8 +27,6 @@ final class HTTP2Connection: ChannelInboundHandler {
 
     /// This handler's context: frames written here go through NIO's HTTP/2 handler.
     private var context: ChannelHandlerContext?
-    /// The HTTP/2 handler's context: writing there puts bytes below HTTP/2 framing.
-    private var framing: ChannelHandlerContext?
     private var streams: [HTTP2StreamID: HTTP2Stream] = [:]
     private var lastStreamID = HTTP2StreamID(0)
     private var goingAway = false
@@ -67,14 +65,12 @@ final class HTTP2Connection: ChannelInboundHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        framing = try? context.pipeline.syncOperations.context(handlerType: NIOHTTP2Handler.self)
         awaitStreams()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         closeAllStreams()
         self.context = nil
-        framing = nil
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -265,24 +261,39 @@ final class HTTP2Connection: ChannelInboundHandler {
         HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: lastStreamID, errorCode: .noError, opaqueData: nil))
     }
 
-    /// Writes `bytes` below HTTP/2's framing, which garbles the connection for the client, then
-    /// closes it: our side first, dropping what the client still sends for up to two seconds,
-    /// so that the close is a FIN the client reads after the bytes, not an RST that may beat them.
+    /// Garbles the connection for the client with `bytes` below HTTP/2's framing, then closes
+    /// it (see ``Garbler``).
     func garble(with bytes: Data) {
-        guard let framing else { return }
-        let channel = framing.channel
-        let buffer = channel.allocator.buffer(bytes: bytes)
-        try? channel.pipeline.syncOperations.addHandler(InputDropper(), position: .before(framing.handler))
-        let clock = exchange.clock
-        framing.writeAndFlush(NIOAny(IOData.byteBuffer(buffer))).assumeIsolated().whenComplete { _ in
-            channel.close(mode: .output, promise: nil)
-            clock.alarm(in: .seconds(2)) { channel.close(promise: nil) }
-        }
+        guard let context else { return }
+        let sync = context.pipeline.syncOperations
+        guard let framing = try? sync.handler(type: NIOHTTP2Handler.self) else { return }
+        try? sync.addHandler(Garbler(bytes, clock: exchange.clock), position: .before(framing))
     }
 
-    /// Reads and drops a garbled connection's input, in front of the HTTP/2 handler.
-    private final class InputDropper: ChannelInboundHandler, RemovableChannelHandler {
+    /// Put in front of the HTTP/2 handler to garble a connection: writes its bytes there, on its
+    /// own context, below the framing, then closes our side first, dropping what the client
+    /// still sends for up to two seconds, so that the close is a FIN the client reads after the
+    /// bytes, not an RST that may beat them.
+    private final class Garbler: ChannelInboundHandler, RemovableChannelHandler {
         typealias InboundIn = ByteBuffer
+        typealias OutboundOut = IOData
+
+        private let bytes: Data
+        private let clock: LoopClock
+
+        init(_ bytes: Data, clock: LoopClock) {
+            self.bytes = bytes
+            self.clock = clock
+        }
+
+        func handlerAdded(context: ChannelHandlerContext) {
+            let channel = context.channel
+            let clock = clock
+            context.writeAndFlush(wrapOutboundOut(.byteBuffer(channel.allocator.buffer(bytes: bytes)))).assumeIsolated().whenComplete { _ in
+                channel.close(mode: .output, promise: nil)
+                clock.alarm(in: .seconds(2)) { channel.close(promise: nil) }
+            }
+        }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
 
