@@ -12,7 +12,8 @@ internal import NIOHTTP1
 /// which zeroes the count (``partDecoded()``). It also keeps what was read since the last part,
 /// so that a head refused or never finished is journaled with what was read. A part decoded
 /// early in a read zeroes that whole read, so the count can fall short by one read (at most
-/// 64 KiB): the limit is therefore well above what a legitimate head may take to arrive.
+/// one read buffer's size): the limit is therefore well above what a legitimate head may take
+/// to arrive.
 struct SilentInput {
     /// Twice the bytes of names and values NIO's decoder allows in one head.
     static let limit = 2 * NIOHTTPDecoderLimitConfiguration().maxHeaderListSize
