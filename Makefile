@@ -81,7 +81,7 @@ check: deps
 bench: deps
 	bash Benchmarks/run.sh
 
-## bench-server: wrk against understudy serve, nginx-light and WireMock 2.35.1, 304 and 206 rows against nginx, HTTPS rows, h2load over h2c and TLS, real-traffic rows (1,000 URLs, a header varying per request), then 500 slow-3g clients vs nginx limit_rate, a hazard beside the same bytes from a file: stub, a stub with chance: beside the plain one (about 55 minutes; BENCH_ROWS picks sets: h1, tls, h2, real, slow, wiremock, hazard, chance, "304 206").
+## bench-server: wrk against understudy serve, nginx-light and WireMock 2.35.1, 304 and 206 rows against nginx, HTTPS rows, h2load over h2c and TLS, real-traffic rows (1,000 URLs, a header varying per request), user-space instructions per request beside nginx by callgrind, then 500 slow-3g clients vs nginx limit_rate, a hazard beside the same bytes from a file: stub, a stub with chance: beside the plain one (about 60 minutes; BENCH_ROWS picks sets: h1, tls, h2, real, instructions, slow, wiremock, hazard, chance, "304 206").
 bench-server: deps
 	bash Benchmarks/bench-server.sh
 

@@ -20,13 +20,15 @@
 #   BENCH_ROWS=tls bash Benchmarks/bench-server.sh    # HTTPS keep-alive and new TLS connections (bench-server-tls.sh)
 #   BENCH_ROWS=h2 bash Benchmarks/bench-server.sh     # h2load over h2c and over TLS (bench-server-h2.sh)
 #   BENCH_ROWS=real bash Benchmarks/bench-server.sh   # real-traffic rows: 1,000 URLs, a varying header (bench-server-real.sh)
+#   BENCH_ROWS=instructions bash Benchmarks/bench-server.sh   # user-space instructions per request vs nginx, by callgrind (bench-server-instructions.sh)
 #   BENCH_ROWS=slow bash Benchmarks/bench-server.sh   # 500 slow-3g clients for 30 s vs nginx limit_rate (bench-server-slow.sh)
 #   BENCH_ROWS=wiremock bash Benchmarks/bench-server.sh   # a templated WireMock bodyFileName over 1,000 PNGs vs WireMock (bench-server-wiremock.sh)
 #   BENCH_ROWS=hazard bash Benchmarks/bench-server.sh     # a hazard vs the same bytes from a file: stub (bench-server-hazard.sh)
 #   BENCH_ROWS=chance bash Benchmarks/bench-server.sh     # a stub with a fault left to chance vs the plain stub (bench-server-chance.sh)
-# BENCH_ROWS is a comma- or space-separated list, default `h1,tls,h2,real,slow,wiremock,hazard,chance`: h1 is
+# BENCH_ROWS is a comma- or space-separated list, default `h1,tls,h2,real,instructions,slow,wiremock,hazard,chance`: h1 is
 # get, 304 and 206 below; tls the HTTPS rows; h2 both HTTP/2 sets (h2c and h2tls pick one); real
-# the real-traffic rows of issue 27; slow the many slow clients of issue 28; wiremock the
+# the real-traffic rows of issue 27; instructions what a request costs in user space, counted
+# rather than timed; slow the many slow clients of issue 28; wiremock the
 # WireMock-mapped image rows of issue 39; hazard a hazard beside a canned image (issue 62);
 # chance a stub with `chance:` beside the plain one (issue 64).
 #
@@ -65,18 +67,18 @@ cd "$root"
 # BENCH_ROWS, comma- or space-separated: h1 (= get 304 206), get, 304, 206, tls (HTTPS
 # keep-alive and new connections, Benchmarks/bench-server-tls.sh), h2 (= h2c h2tls: HTTP/2 with
 # prior knowledge on the plain port and over TLS, Benchmarks/bench-server-h2.sh). Default: all.
-requested=" $(echo "${BENCH_ROWS:-h1,tls,h2,real,slow,wiremock,hazard,chance}" | tr ',' ' ') "
+requested=" $(echo "${BENCH_ROWS:-h1,tls,h2,real,instructions,slow,wiremock,hazard,chance}" | tr ',' ' ') "
 h1_rows=""
 other_rows=""
 for token in $requested; do
     case "$token" in
         h1) h1_rows="$h1_rows get 304 206" ;;
         get|304|206) h1_rows="$h1_rows $token" ;;
-        tls|h2c|h2tls|slow|wiremock|hazard|chance) other_rows="$other_rows $token" ;;
+        tls|h2c|h2tls|instructions|slow|wiremock|hazard|chance) other_rows="$other_rows $token" ;;
         h2) other_rows="$other_rows h2c h2tls" ;;
         # Real-traffic rows (issue 27): 1,000 distinct URLs, and a header differing per request.
         real) other_rows="$other_rows real" ;;
-        *) echo "bench-server: BENCH_ROWS: unknown row '$token'; expected h1, get, 304, 206, tls, h2, h2c, h2tls, real, slow, wiremock, hazard or chance" >&2; exit 2 ;;
+        *) echo "bench-server: BENCH_ROWS: unknown row '$token'; expected h1, get, 304, 206, tls, h2, h2c, h2tls, real, instructions, slow, wiremock, hazard or chance" >&2; exit 2 ;;
     esac
 done
 
@@ -92,6 +94,7 @@ run_other_rows() {
             h2c) BENCH_H2_SCHEME=http bash Benchmarks/bench-server-h2.sh || code=$? ;;
             h2tls) BENCH_H2_SCHEME=https bash Benchmarks/bench-server-h2.sh || code=$? ;;
             real) bash Benchmarks/bench-server-real.sh || code=$? ;;
+            instructions) bash Benchmarks/bench-server-instructions.sh || code=$? ;;
             slow) bash Benchmarks/bench-server-slow.sh || code=$? ;;
             wiremock) bash Benchmarks/bench-server-wiremock.sh || code=$? ;;
             hazard) bash Benchmarks/bench-server-hazard.sh || code=$? ;;

@@ -25,12 +25,14 @@ free_port() {
 # start_understudy SUBCOMMAND ARG...: runs `$understudy SUBCOMMAND ARG... --host 127.0.0.1
 # --port 0 --log quiet` in the background (log: $work/understudy.log), adds it to $pids, and
 # sets $understudy_pid and $understudy_port from its ready line. Needs $understudy
-# (understudy-binary.sh) and the calling script's die.
+# (understudy-binary.sh) and the calling script's die; runs under the array $understudy_runner
+# (such as valgrind) when the caller set one, waiting $understudy_wait tenths of a second for it
+# to be ready (300 unless set).
 start_understudy() {
-    "$understudy" "$@" --host 127.0.0.1 --port 0 --log quiet >"$work/understudy.log" 2>&1 &
+    ${understudy_runner[@]+"${understudy_runner[@]}"} "$understudy" "$@" --host 127.0.0.1 --port 0 --log quiet >"$work/understudy.log" 2>&1 &
     understudy_pid=$!
     pids+=("$understudy_pid")
-    for _ in $(seq 300); do
+    for _ in $(seq "${understudy_wait:-300}"); do
         grep -q 'Understudy listening on' "$work/understudy.log" && break
         kill -0 "$understudy_pid" 2>/dev/null || { cat "$work/understudy.log" >&2; die "understudy exited"; }
         sleep 0.1

@@ -3,11 +3,13 @@
 # setting $nginx_pid. Common to every row: worker_processes = cores (what our event loop group
 # uses), keep-alive that outlasts the runs, sendfile and TCP_NOPUSH, no access log.
 #   start_nginx "HTTP-LEVEL DIRECTIVES" "SERVER BLOCKS"
-# Needs $nginx_bin and $cores.
+# Needs $nginx_bin and $cores. A caller may set $nginx_main (directives put first, such as
+# `master_process off;`) and the array $nginx_runner (a command nginx runs under, such as valgrind).
 start_nginx() {
     local http_directives="$1" servers="$2"
     mkdir -p "$work/nginx/tmp"
     cat >"$work/nginx/nginx.conf" <<NGINX
+${nginx_main:-}
 worker_processes $cores;
 daemon off;
 pid $work/nginx/nginx.pid;
@@ -30,7 +32,7 @@ $http_directives
 $servers
 }
 NGINX
-    "$nginx_bin" -p "$work/nginx" -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log" >"$work/nginx/stdout.log" 2>&1 &
+    ${nginx_runner[@]+"${nginx_runner[@]}"} "$nginx_bin" -p "$work/nginx" -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log" >"$work/nginx/stdout.log" 2>&1 &
     nginx_pid=$!
     pids+=("$nginx_pid")
 }
