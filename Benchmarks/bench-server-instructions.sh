@@ -14,7 +14,7 @@
 # understudy's instructions go by module (reference counting, our modules, NIO, the runtime).
 # No target: this row says what the timed ratios are made of.
 #
-#   BENCH_ROWS=instructions bash Benchmarks/bench-server.sh      # this row only (about 4 minutes)
+#   BENCH_ROWS=instructions bash Benchmarks/bench-server.sh      # this row only (about 2 minutes)
 #   BENCH_DURATION=5 bash Benchmarks/bench-server-instructions.sh   # shorter counting runs
 #
 # Exit status: 0 when it ran, 2 when it cannot run.
